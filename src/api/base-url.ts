@@ -1,0 +1,34 @@
+import {UsageError} from './errors.js'
+
+/** The embedded sandbox's default address: where a fresh install points until `login --base-url`. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true
+  return /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+/**
+ * Parses and checks a gateway base URL: https anywhere, plain http only on loopback, so that client
+ * secrets and tokens never cross a network in clear text. Answers the URL without a trailing slash.
+ */
+export function checkBaseUrl(input: string, flag = '--base-url'): string {
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    throw new UsageError(`${flag} must be an absolute http(s) URL, got "${input}"`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${flag} must use https, got "${url.protocol}"`)
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `${flag} must use https unless its host is loopback (127.0.0.1, ::1, localhost); refusing ${url.origin}`,
+    )
+  }
+  if (url.username || url.password) throw new UsageError(`${flag} must not carry credentials`)
+  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or a fragment`)
+  return url.href.replace(/\/+$/, '')
+}

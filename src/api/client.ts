@@ -1,0 +1,290 @@
+import type {Agent} from 'undici'
+
+import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf} from './errors.js'
+import {redactBody, redactHeader, scrub} from './redact.js'
+import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
+
+export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
+
+export interface ClientOptions {
+  /** Absolute base URL, already checked (see checkBaseUrl). */
+  baseUrl: string
+  /** Where the bearer token is cached and renewed. Needed for every call but the token call. */
+  tokens?: TokenStore
+  /** Per-request timeout, milliseconds. */
+  timeoutMs?: number
+  /** Receives each HTTP exchange, secrets redacted, one line at a time. */
+  trace?: (line: string) => void
+  userAgent?: string
+}
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue>
+  json?: unknown
+  form?: Record<string, string>
+  headers?: Record<string, string>
+  /** Send the bearer token (default true). */
+  auth?: boolean
+  /** How the request is named in errors, e.g. "transaction lookup". */
+  context?: string
+  timeoutMs?: number
+}
+
+export interface ApiResponse<T> {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: T
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the answer',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  UND_ERR_CLOSED: 'connection closed',
+}
+
+function describeNetworkError(error: unknown): string {
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current)
+    const {code, name} = current as {code?: string; name?: string}
+    if (code && NETWORK_CODES[code]) return NETWORK_CODES[code]
+    if (name === 'TimeoutError' || name === 'AbortError') return 'timed out'
+    current = (current as {cause?: unknown}).cause
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * The one door every request to the gateway goes through: it joins the URL, sends the bearer token
+ * (renewing it before it expires, and once more after a 401), traces the exchange with secrets
+ * redacted, and turns every failure into a typed GatewayError.
+ */
+export class GatewayClient {
+  readonly baseUrl: string
+  readonly timeoutMs: number
+  private readonly tokens?: TokenStore
+  private readonly trace?: (line: string) => void
+  private readonly userAgent: string
+  private agent?: Agent
+  private readonly known = new Set<string>()
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.tokens = options.tokens
+    this.timeoutMs = options.timeoutMs ?? 30_000
+    this.trace = options.trace
+    this.userAgent = options.userAgent ?? `gateway-cli node/${process.versions.node}`
+  }
+
+  url(path: string, query?: Record<string, QueryValue>): URL {
+    const url = new URL(this.baseUrl + (path.startsWith('/') ? path : `/${path}`))
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item))
+    }
+    return url
+  }
+
+  /** Exchanges client credentials for a token at {base}/auth/token. */
+  async fetchToken(credentials: {clientId: string; clientSecret: string}): Promise<StoredToken> {
+    this.known.add(credentials.clientSecret)
+    const response = await this.send<unknown>('POST', '/auth/token', {
+      auth: false,
+      context: 'the token request',
+      form: {grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret},
+    }).catch((error: unknown) => {
+      // A 400 from the token endpoint means malformed credentials: an authentication problem.
+      if (error instanceof GatewayError && error.status === 400) {
+        throw new AuthError(`the gateway refused the credentials as malformed (400)${detail(error)}`, {
+          status: 400,
+          body: error.body,
+          messages: error.messages,
+        })
+      }
+      if (error instanceof AuthError) {
+        throw new AuthError(`the gateway refused the client credentials (${error.status})${detail(error)}`, {
+          status: error.status,
+          body: error.body,
+          messages: error.messages,
+          hint: 'Check the client id and secret, then run `gateway login` again.',
+        })
+      }
+      throw error
+    })
+    let token: StoredToken
+    try {
+      token = parseTokenResponse(response.body, {clientId: credentials.clientId, baseUrl: this.baseUrl})
+    } catch (error) {
+      throw new UnavailableError(`the token answer is unusable: ${(error as Error).message}`, {status: response.status})
+    }
+    this.known.add(token.accessToken)
+    return token
+  }
+
+  /**
+   * A token valid for at least the renewal margin, from the cache when it can, renewed under the
+   * store's lock otherwise, so that concurrent processes obtain one token between them.
+   * `stale` names a token the gateway just refused: it is never answered again.
+   */
+  async accessToken(stale?: string): Promise<StoredToken> {
+    const store = this.tokens
+    if (!store) throw new AuthError('no credentials: log in first with `gateway login`')
+    const fits = async (token: StoredToken | undefined) => {
+      if (!token || token.accessToken === stale || needsRenewal(token)) return false
+      if (token.baseUrl !== this.baseUrl) return false
+      const credentials = await store.credentials()
+      return !credentials || credentials.clientId === token.clientId
+    }
+    const cached = await store.read()
+    if (await fits(cached)) return this.remember(cached!)
+    return store.locked(async () => {
+      const current = await store.read()
+      if (await fits(current)) return this.remember(current!)
+      const credentials = await store.credentials()
+      if (!credentials) {
+        throw new AuthError('not logged in: no client credentials are stored for this profile', {
+          hint: 'Run `gateway login`, or set GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET.',
+        })
+      }
+      let token: StoredToken
+      try {
+        token = await this.fetchToken(credentials)
+      } catch (error) {
+        // The gateway is down but the cached token still works: use it rather than fail.
+        const stillValid =
+          current && current.accessToken !== stale && !isExpired(current, Date.now() + 5000) && current.baseUrl === this.baseUrl
+        if (error instanceof UnavailableError && stillValid && current.clientId === credentials.clientId) {
+          return this.remember(current)
+        }
+        throw error
+      }
+      await store.write(token)
+      return token
+    })
+  }
+
+  private remember(token: StoredToken): StoredToken {
+    this.known.add(token.accessToken)
+    return token
+  }
+
+  /** Sends one request and answers the parsed body; any non-2xx answer throws a typed error. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    if (options.auth === false) return this.send<T>(method, path, options)
+    let token = await this.accessToken()
+    try {
+      return await this.send<T>(method, path, options, token.accessToken)
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.status !== 401) throw error
+      this.trace?.('* the gateway refused the token (401): renewing it and retrying once')
+      token = await this.accessToken(token.accessToken)
+      return this.send<T>(method, path, options, token.accessToken)
+    }
+  }
+
+  private async dispatcher(): Promise<Agent> {
+    if (!this.agent) {
+      const {Agent} = await import('undici')
+      this.agent = new Agent({connections: 16, keepAliveTimeout: 4000, connect: {timeout: this.timeoutMs}})
+    }
+    return this.agent
+  }
+
+  private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
+    const {request} = await import('undici')
+    const dispatcher = await this.dispatcher()
+    const url = this.url(path, options.query)
+    const context = options.context ?? `${method} ${url.pathname}`
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+      ...options.headers,
+    }
+    let body: string | undefined
+    if (options.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded'
+      body = new URLSearchParams(options.form).toString()
+    } else if (options.json !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(options.json)
+    }
+    if (bearer) headers.authorization = `Bearer ${bearer}`
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs
+    const started = performance.now()
+    if (this.trace) {
+      this.emit(`> ${method} ${url.href}`)
+      for (const [name, value] of Object.entries(headers)) this.emit(`> ${name}: ${redactHeader(name, value)}`)
+      if (body) this.emit(`> ${redactBody(body, headers['content-type'])}`)
+    }
+    let status: number
+    let responseHeaders: Record<string, string | string[] | undefined>
+    let text: string
+    try {
+      const response = await request(url, {
+        method: method as 'GET',
+        headers,
+        body,
+        dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      status = response.statusCode
+      responseHeaders = response.headers
+      text = await response.body.text()
+    } catch (error) {
+      const reason = describeNetworkError(error)
+      this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
+      throw new UnavailableError(`could not reach the gateway at ${url.origin} (${context}): ${reason}`, {cause: error})
+    }
+    const contentType = String(responseHeaders['content-type'] ?? '')
+    if (this.trace) {
+      this.emit(`< ${status} (${Math.round(performance.now() - started)} ms)`)
+      for (const [name, value] of Object.entries(responseHeaders)) {
+        this.emit(`< ${name}: ${redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value))}`)
+      }
+      if (text) this.emit(`< ${redactBody(text, contentType)}`)
+    }
+    let parsed: unknown = text
+    if (text && (contentType.includes('json') || /^[[{]/.test(text.trimStart()))) {
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        parsed = text
+      }
+    } else if (!text) {
+      parsed = undefined
+    }
+    if (status < 200 || status >= 300) throw errorForStatus(status, parsed, context)
+    return {status, headers: responseHeaders, body: parsed as T}
+  }
+
+  private emit(line: string): void {
+    this.trace?.(scrub(line, this.known))
+  }
+
+  /** The secrets this client has handled, so that whatever prints an error can blank them out. */
+  secrets(): string[] {
+    return [...this.known]
+  }
+
+  async close(): Promise<void> {
+    const agent = this.agent
+    this.agent = undefined
+    await agent?.close()
+  }
+}
+
+function detail(error: GatewayError): string {
+  const messages = error.messages.length > 0 ? error.messages : messagesOf(error.body)
+  return messages.length > 0 ? `: ${messages.join('; ')}` : ''
+}

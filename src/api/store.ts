@@ -1,0 +1,136 @@
+import {mkdirSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+import type Conf from 'conf'
+
+import {withFileLock} from './lock.js'
+import type {StoredToken, TokenStore} from './token.js'
+
+/** Where config, credentials and the token cache live: GATEWAY_CONFIG_DIR, else the XDG config folder. */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GATEWAY_CONFIG_DIR) return env.GATEWAY_CONFIG_DIR
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config')
+  return join(base, 'gateway')
+}
+
+export interface ProfileSettings {
+  baseUrl: string
+  clientId: string
+  /** Path of the withdrawal endpoint when the gateway does not serve it at /core/withdraw. */
+  withdrawPath?: string
+}
+
+export interface Credentials {
+  clientId: string
+  clientSecret: string
+}
+
+type Stores = {
+  profiles: Conf<Record<string, ProfileSettings>>
+  credentials: Conf<Record<string, {clientSecret: string}>>
+  tokens: Conf<Record<string, StoredToken>>
+}
+
+/**
+ * The profiles, their secrets and their cached tokens, in three JSON files of mode 0600 inside a
+ * folder of mode 0700. Every change happens under one lock file, so concurrent processes never
+ * interleave their read-modify-write cycles.
+ */
+export class ProfileStore {
+  readonly dir: string
+  private stores?: Stores
+
+  constructor(dir: string = configDir()) {
+    this.dir = dir
+  }
+
+  get files(): string[] {
+    return ['config.json', 'credentials.json', 'tokens.json'].map((name) => join(this.dir, name))
+  }
+
+  private async open(): Promise<Stores> {
+    if (this.stores) return this.stores
+    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    const {default: ConfClass} = await import('conf')
+    const make = <T extends Record<string, unknown>>(configName: string) =>
+      new ConfClass<T>({
+        cwd: this.dir,
+        configName,
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      })
+    this.stores = {
+      profiles: make<Record<string, ProfileSettings>>('config'),
+      credentials: make<Record<string, {clientSecret: string}>>('credentials'),
+      tokens: make<Record<string, StoredToken>>('tokens'),
+    }
+    return this.stores
+  }
+
+  /** Runs fn while no other process changes the store. */
+  async locked<T>(fn: () => Promise<T>): Promise<T> {
+    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    return withFileLock(join(this.dir, '.lock'), fn)
+  }
+
+  async profile(name: string): Promise<ProfileSettings | undefined> {
+    const {profiles} = await this.open()
+    return profiles.get(name)
+  }
+
+  async profileNames(): Promise<string[]> {
+    const {profiles} = await this.open()
+    return Object.keys(profiles.store)
+  }
+
+  async secret(name: string): Promise<string | undefined> {
+    const {credentials} = await this.open()
+    return credentials.get(name)?.clientSecret
+  }
+
+  async token(name: string): Promise<StoredToken | undefined> {
+    const {tokens} = await this.open()
+    return tokens.get(name)
+  }
+
+  /** Call inside `locked`. */
+  async setToken(name: string, token: StoredToken | undefined): Promise<void> {
+    const {tokens} = await this.open()
+    if (token) tokens.set(name, token)
+    else tokens.delete(name)
+  }
+
+  /** Saves a successful login: settings, secret and the token it obtained. */
+  async saveLogin(name: string, settings: ProfileSettings, clientSecret: string, token: StoredToken): Promise<void> {
+    await this.locked(async () => {
+      const stores = await this.open()
+      const previous = stores.profiles.get(name)
+      stores.profiles.set(name, {...previous, ...settings})
+      stores.credentials.set(name, {clientSecret})
+      stores.tokens.set(name, token)
+    })
+  }
+
+  /** Forgets the profile's settings, secret and token. Answers whether there was anything to forget. */
+  async forget(name: string): Promise<boolean> {
+    return this.locked(async () => {
+      const stores = await this.open()
+      const existed = stores.profiles.has(name) || stores.credentials.has(name) || stores.tokens.has(name)
+      stores.profiles.delete(name)
+      stores.credentials.delete(name)
+      stores.tokens.delete(name)
+      return existed
+    })
+  }
+
+  /** The token cache of one profile, as the client consumes it. */
+  tokenStore(name: string, credentials: () => Promise<Credentials | undefined>): TokenStore {
+    return {
+      read: () => this.token(name),
+      write: (token) => this.setToken(name, token),
+      locked: (fn) => this.locked(fn),
+      credentials,
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import {Flags} from '@oclif/core'
+
+import {UsageError} from '../../api/errors.js'
+import {isLoopbackHost} from '../../api/base-url.js'
+import {BaseCommand} from '../../base-command.js'
+
+export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static override summary = 'Run the embedded gateway sandbox in the foreground.'
+
+  static override description = `Starts a local emulator of the whole gateway API on loopback: tokens, transactions with real BR Code QR payloads, deposits with snapshot paging, and sandbox-only controls that move a record through its life. It keeps its state in memory and runs until SIGINT or SIGTERM.
+
+With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "clients": [...]}.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {description: 'Any free port, machine-readable', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
+    {description: 'Tokens that live 2 minutes', command: '<%= config.bin %> <%= command.id %> --token-ttl 120'},
+  ]
+
+  static override flags = {
+    host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
+    port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
+    'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    if (!isLoopbackHost(flags.host)) throw new UsageError(`--host must be a loopback address, got "${flags.host}"`)
+    const {startSandbox} = await import('../../sandbox/server.js')
+    const sandbox = await startSandbox({host: flags.host, port: flags.port, tokenTtlSec: flags['token-ttl']}).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
+      throw error
+    })
+    const clients = sandbox.clients.map(({clientId, clientSecret, scopes}) => ({clientId, clientSecret, scopes}))
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients})}\n`)
+    } else {
+      this.out(`Sandbox listening on ${this.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
+      this.out('Clients:')
+      for (const client of clients) this.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
+      this.out('Log in with:')
+      this.out(`  GATEWAY_CLIENT_SECRET=sandbox-secret gateway login --base-url ${sandbox.baseUrl} --client-id sandbox`)
+    }
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    await sandbox.close()
+    if (!this.jsonEnabled()) this.note(`Sandbox stopped (${signal}).`)
+  }
+}

@@ -1,0 +1,57 @@
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>
+  input?: string
+  timeoutMs?: number
+}
+
+/** An environment without the caller's GATEWAY_* settings, colours or CI markers. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('GATEWAY_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || key.startsWith('VITEST')) continue
+    env[key] = value
+  }
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key]
+    else env[key] = value
+  }
+  return env
+}
+
+/** Runs the built CLI as a user's shell would, with pipes (no TTY) on every stream. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** A fresh, empty config folder, and its removal. */
+export function tempConfigDir(): {dir: string; remove(): void} {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'))
+  return {dir: join(dir, 'config'), remove: () => rmSync(dir, {recursive: true, force: true})}
+}

@@ -1,0 +1,8 @@
+import {existsSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+
+/** The end-to-end tests drive the built CLI: refuse to run them against a missing build. */
+export default function setup(): void {
+  const bin = fileURLToPath(new URL('../../dist/commands/login.js', import.meta.url))
+  if (!existsSync(bin)) throw new Error('dist/ is missing: run `npm run build` (npm test does it for you)')
+}
