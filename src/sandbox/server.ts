@@ -3,9 +3,11 @@ import type {AddressInfo} from 'node:net'
 
 import {authRoutes, verifyBearer} from './auth.js'
 import {controlRoutes} from './controls.js'
+import {depositRoutes, seedDeposits} from './deposits.js'
 import {HttpError, sendError} from './http.js'
 import {Router, type Route} from './router.js'
 import {DEFAULT_CLIENTS, SandboxState, type SandboxClient} from './state.js'
+import {transactionRoutes} from './transactions.js'
 
 export interface SandboxOptions {
   host?: string
@@ -15,6 +17,8 @@ export interface SandboxOptions {
   clients?: SandboxClient[]
   /** Pay every new QR code after this many milliseconds. */
   autoPayMs?: number
+  /** Fill this many varied deposits at start-up. */
+  seedDeposits?: number
   now?: () => number
   /** Extra route sets, each mounted beside the built-in ones. */
   modules?: Array<(state: SandboxState) => Route[]>
@@ -30,8 +34,8 @@ export interface Sandbox {
   close(): Promise<void>
 }
 
-/** The gateway modules every sandbox mounts. Later modules add their routes here. */
-const MODULES: Array<(state: SandboxState) => Route[]> = [() => authRoutes(), controlRoutes]
+/** The gateway modules every sandbox mounts. */
+const MODULES: Array<(state: SandboxState) => Route[]> = [() => authRoutes(), controlRoutes, transactionRoutes, depositRoutes]
 
 function routeName(route: Route): string {
   return `${route.method} ${route.path}`
@@ -50,6 +54,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     autoPayMs: options.autoPayMs,
     now: options.now,
   })
+  if (options.seedDeposits) seedDeposits(state, options.seedDeposits)
   const router = new Router()
   for (const module of [...MODULES, ...(options.modules ?? [])]) router.add(...module(state))
 

@@ -1,0 +1,98 @@
+import type {Transaction} from '../api/types.js'
+import {endToEndId, payerFor, receiptUrl, receiver, type Random} from './fixtures.js'
+import {HttpError} from './http.js'
+
+export type Action = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
+
+/** Which statuses each action applies to, and the statuses it passes through. */
+export const TRANSITIONS: Record<Action, {from: readonly string[]; to: readonly string[]}> = {
+  pay: {from: ['PENDING', 'PIX_QRCODE_GENERATED', 'DEPOSIT_PIXKEY_GENERATED', 'PENDING_COMPLIANCE'], to: ['PAID']},
+  refund: {from: ['PAID'], to: ['PROCESSING_REFUND', 'REFUNDED']},
+  infraction: {from: ['PAID'], to: ['PROCESSING_INFRACTION', 'INFRACTION']},
+  block: {from: ['PAID'], to: ['BLOCKED']},
+  fail: {from: ['PENDING', 'PIX_QRCODE_GENERATED', 'DEPOSIT_PIXKEY_GENERATED', 'PENDING_COMPLIANCE'], to: ['FAILED']},
+}
+
+export const ACTIONS = Object.keys(TRANSITIONS) as Action[]
+
+export interface TransitionOptions {
+  /** pay: the amount paid (default the amount); refund and infraction: the amount (default all that was paid). */
+  amount?: number
+  /** fail: the error message. */
+  message?: string
+  random?: Random
+}
+
+/** Appends statuses to the history, closing the current one's duration. */
+export function withStatuses(data: Readonly<Transaction>, statuses: readonly string[], atMs: number): Transaction {
+  const history = [...data.statusHistory]
+  const at = new Date(atMs).toISOString()
+  const last = history.at(-1)
+  if (last) history[history.length - 1] = {...last, durationInMilliseconds: Math.max(0, atMs - Date.parse(last.date))}
+  // A passing status (PROCESSING_*) is left at once: its duration stays 0.
+  for (const status of statuses) history.push({status, date: at, durationInMilliseconds: 0})
+  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at}
+}
+
+/**
+ * Moves a record one step through its life, filling what the step implies. Throws a 409 for a step
+ * its status does not allow, and a 422 for an amount out of bounds.
+ */
+export function transition(data: Readonly<Transaction>, action: Action, atMs: number, options: TransitionOptions = {}): Transaction {
+  const rule = TRANSITIONS[action]
+  if (!rule.from.includes(data.status)) {
+    throw new HttpError(409, `cannot ${action} a record in status ${data.status}: ${action} applies to ${rule.from.join(', ')}`)
+  }
+  const next = withStatuses(data, rule.to, atMs)
+  const at = next.updatedAt
+  const {amount} = options
+  if (amount !== undefined && (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000)) {
+    throw new HttpError(422, 'amount must be an integer number of cents from 1 to 10000000')
+  }
+  switch (action) {
+    case 'pay': {
+      const expiry = data.pixResponse?.expirationDate
+      if (expiry && Date.parse(expiry) < atMs) throw new HttpError(409, `cannot pay: the QR code expired at ${expiry}`)
+      const customer = data.customer
+      const document = customer && (typeof customer.document === 'string' ? customer.document : customer.document.value)
+      const payer = payerFor(customer ? {name: customer.name, document} : undefined, options.random)
+      const paid = amount ?? data.amount
+      return {
+        ...next,
+        amountPaid: paid,
+        paymentDate: at,
+        endToEnd: endToEndId(payer.bankAccount.ispb, atMs),
+        payer,
+        receiver,
+        feeAmount: Math.max(1, Math.round(paid * 0.0099)),
+        paymentReceipt: {url: receiptUrl(data.id, 'payment'), expirationDate: new Date(atMs + 7 * 86_400_000).toISOString()},
+        errorMessage: null,
+      }
+    }
+    case 'refund': {
+      const refunded = amount ?? data.amountPaid ?? data.amount
+      if (refunded > (data.amountPaid ?? data.amount)) {
+        throw new HttpError(422, `amount must not exceed the amount paid (${data.amountPaid ?? data.amount})`)
+      }
+      return {
+        ...next,
+        refundAmount: refunded,
+        refundDate: at,
+        endToEndRefund: endToEndId(data.receiver?.bankAccount.ispb ?? receiver.bankAccount.ispb, atMs, 'D'),
+        refundReceipt: {url: receiptUrl(data.id, 'refund'), expirationDate: new Date(atMs + 7 * 86_400_000).toISOString()},
+        errorMessageRefund: null,
+      }
+    }
+    case 'infraction': {
+      const disputed = amount ?? data.amountPaid ?? data.amount
+      if (disputed > (data.amountPaid ?? data.amount)) {
+        throw new HttpError(422, `amount must not exceed the amount paid (${data.amountPaid ?? data.amount})`)
+      }
+      return {...next, infractionAmount: disputed, infractionDate: at}
+    }
+    case 'block':
+      return next
+    case 'fail':
+      return {...next, errorMessage: options.message ?? 'the acquirer refused the payment (sandbox)'}
+  }
+}

@@ -1,0 +1,143 @@
+import type {AccountHolder, Deposit, Transaction} from '../api/types.js'
+import type {SandboxState} from './state.js'
+
+/**
+ * One record of the sandbox: a transaction (origin QRCODE) or a deposit received by PIX key.
+ * `data` is the record as the lookup answers it, unmasked; it is never mutated, only replaced, so
+ * a deposit snapshot that holds the old object keeps seeing the record as it was.
+ */
+export interface RecordEntry {
+  readonly id: string
+  readonly origin: 'QRCODE' | 'PIX_KEY'
+  readonly createdAtMs: number
+  data: Readonly<Transaction>
+  /** Create requests only: the key and a digest of the body, for idempotent replays. */
+  readonly idempotencyKey?: string
+  readonly requestDigest?: string
+  /** Created through the API (true) or seeded (false). */
+  readonly live: boolean
+}
+
+/**
+ * Every record, ordered by creation time (oldest first), with an index by id and one by
+ * idempotency key. Seeds are inserted in order at start-up; later records are appended.
+ */
+export class RecordStore {
+  private readonly entries: RecordEntry[] = []
+  private readonly byId = new Map<string, RecordEntry>()
+  private readonly byKey = new Map<string, RecordEntry>()
+
+  get size(): number {
+    return this.entries.length
+  }
+
+  get(id: string): RecordEntry | undefined {
+    return this.byId.get(id)
+  }
+
+  byIdempotencyKey(key: string): RecordEntry | undefined {
+    return this.byKey.get(key)
+  }
+
+  insert(entry: RecordEntry): RecordEntry {
+    const last = this.entries.at(-1)
+    if (!last || last.createdAtMs <= entry.createdAtMs) this.entries.push(entry)
+    else this.entries.splice(this.lowerBound(entry.createdAtMs + 1), 0, entry)
+    this.byId.set(entry.id, entry)
+    if (entry.idempotencyKey) this.byKey.set(entry.idempotencyKey, entry)
+    return entry
+  }
+
+  /** Replaces a record's data with a new object made from the old one. */
+  update(id: string, change: (data: Readonly<Transaction>) => Transaction): RecordEntry | undefined {
+    const entry = this.byId.get(id)
+    if (!entry) return undefined
+    entry.data = Object.freeze(change(entry.data))
+    return entry
+  }
+
+  /** Index of the first entry created at or after `ms`. */
+  lowerBound(ms: number): number {
+    let low = 0
+    let high = this.entries.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (this.entries[mid].createdAtMs < ms) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+
+  /** Entries created within [fromMs, toMs], newest first. */
+  *newestFirst(fromMs = -Infinity, toMs = Infinity): Generator<RecordEntry> {
+    const start = this.lowerBound(fromMs)
+    const end = this.lowerBound(toMs === Infinity ? Infinity : toMs + 1)
+    for (let index = end - 1; index >= start; index -= 1) yield this.entries[index]
+  }
+}
+
+export function recordsOf(state: SandboxState): RecordStore {
+  return state.part('records', () => new RecordStore())
+}
+
+/** Masks a document, keeping its last four characters: 52998224725 becomes *******4725. */
+export function maskDocument(value: string): string {
+  const plain = value.replace(/[^0-9A-Za-z]/g, '')
+  return plain.length <= 4 ? '*'.repeat(plain.length) : `${'*'.repeat(plain.length - 4)}${plain.slice(-4)}`
+}
+
+function maskHolder(holder: AccountHolder | undefined): AccountHolder | undefined {
+  return holder && {...holder, document: maskDocument(holder.document)}
+}
+
+/** The history with the current status's duration counted up to `now`. */
+function liveHistory(data: Readonly<Transaction>, now: number): Transaction['statusHistory'] {
+  const history = data.statusHistory
+  const last = history.at(-1)
+  if (!last) return history
+  return [...history.slice(0, -1), {...last, durationInMilliseconds: Math.max(0, now - Date.parse(last.date))}]
+}
+
+/** The record as GET /core/transaction/{id} answers it: documents masked, durations up to now. */
+export function lookupView(data: Readonly<Transaction>, now: number): Transaction {
+  const view: Transaction = {...data, statusHistory: liveHistory(data, now)}
+  if (data.customer) {
+    const document = data.customer.document
+    const value = typeof document === 'string' ? document : document.value
+    const type = typeof document === 'string' ? 'CPF' : document.type
+    view.customer = {...data.customer, document: {value: maskDocument(value), type}}
+  }
+  if (data.seller) {
+    const document = data.seller.document
+    const value = typeof document === 'string' ? document : document.value
+    const type = typeof document === 'string' ? 'CPF' : document.type
+    view.seller = {...data.seller, document: {value: maskDocument(value), type}}
+  }
+  if (data.payer) view.payer = maskHolder(data.payer)
+  if (data.receiver) view.receiver = maskHolder(data.receiver)
+  return view
+}
+
+/**
+ * The record as an item of GET /core/deposit: the transaction's fields without customer, seller,
+ * isInfoProduct, address, items, metadata and the infraction fields, plus depositOrigin. Pages
+ * leave out the QR image (pixResponse.qrCodeBase64) to stay small; the lookup carries it.
+ */
+export function depositView(data: Readonly<Transaction>, origin: RecordEntry['origin'], now: number): Deposit {
+  const {
+    customer: _customer,
+    seller: _seller,
+    isInfoProduct: _isInfoProduct,
+    address: _address,
+    items: _items,
+    metadata: _metadata,
+    infractionDate: _infractionDate,
+    infractionAmount: _infractionAmount,
+    ...rest
+  } = data
+  const deposit: Deposit = {...rest, statusHistory: liveHistory(data, now), depositOrigin: origin}
+  if (rest.pixResponse) deposit.pixResponse = {uri: rest.pixResponse.uri, expirationDate: rest.pixResponse.expirationDate}
+  if (rest.payer) deposit.payer = maskHolder(rest.payer)
+  if (rest.receiver) deposit.receiver = maskHolder(rest.receiver)
+  return deposit
+}

@@ -1,0 +1,50 @@
+import {z} from 'zod'
+
+import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES, LIMITS} from './enums.js'
+import {cents, dateTime, enumList, issuesOf, parseDateTime, type Issue} from './rules.js'
+import type {Checked} from './transaction.js'
+
+const positiveInt = () =>
+  z.number({error: 'must be a positive integer'}).refine((value) => Number.isInteger(value) && value >= 1, {error: 'must be a positive integer'})
+
+const filterFields = {
+  status: enumList(DEPOSIT_STATUSES).optional(),
+  depositOrigin: enumList(DEPOSIT_ORIGINS).optional(),
+  startDate: dateTime().optional(),
+  endDate: dateTime().optional(),
+  minAmount: cents().optional(),
+  maxAmount: cents().optional(),
+}
+
+export const depositQuerySchema = z.object({
+  ...filterFields,
+  snapshot: z.string().min(1, {error: 'must not be empty'}).optional(),
+  page: positiveInt().optional(),
+  perPage: positiveInt().optional(),
+})
+
+export type DepositQuery = z.infer<typeof depositQuerySchema>
+export type DepositFilters = Pick<DepositQuery, keyof typeof filterFields>
+export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof DepositFilters>
+
+/**
+ * Checks a deposit-list query. The client checks page and perPage only for being positive
+ * integers (decisions.md); the gateway side also holds perPage to 1..100.
+ */
+export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
+  const result = depositQuerySchema.safeParse(query)
+  const issues: Issue[] = result.success ? [] : issuesOf(result.error)
+  if (result.success) {
+    const value = result.data
+    if (value.minAmount !== undefined && value.maxAmount !== undefined && value.minAmount > value.maxAmount) {
+      issues.push({path: 'minAmount', message: `must not exceed maxAmount (${value.minAmount} > ${value.maxAmount})`})
+    }
+    if (value.startDate && value.endDate && parseDateTime(value.startDate) > parseDateTime(value.endDate)) {
+      issues.push({path: 'startDate', message: 'must not be after endDate'})
+    }
+    if (options.side === 'gateway' && value.perPage !== undefined && value.perPage > LIMITS.perPage.max) {
+      issues.push({path: 'perPage', message: `must be from ${LIMITS.perPage.min} to ${LIMITS.perPage.max}`})
+    }
+  }
+  return issues.length === 0 ? {ok: true, value: result.data!} : {ok: false, issues}
+}

@@ -1,0 +1,53 @@
+/**
+ * The gateway's enums and limits, as the reference documents them. No runtime dependencies, so
+ * the CLI can read them at start-up for free; the zod schemas beside this file build on them.
+ */
+
+export const TRANSACTION_STATUSES = [
+  'PENDING',
+  'PIX_QRCODE_GENERATED',
+  'PAID',
+  'PROCESSING_REFUND',
+  'PROCESSING_INFRACTION',
+  'REFUNDED',
+  'INFRACTION',
+  'FAILED',
+  'BLOCKED',
+] as const
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number]
+
+export const DEPOSIT_STATUSES = [...TRANSACTION_STATUSES, 'DEPOSIT_PIXKEY_GENERATED', 'PENDING_COMPLIANCE'] as const
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number]
+
+/** Statuses a record never leaves (for `tx get --watch`). PAID is not one: a payment can be refunded. */
+export const FINAL_STATUSES = ['FAILED', 'REFUNDED', 'INFRACTION', 'BLOCKED'] as const
+
+export const DEPOSIT_ORIGINS = ['QRCODE', 'PIX_KEY'] as const
+export type DepositOrigin = (typeof DEPOSIT_ORIGINS)[number]
+
+export const PAYMENT_METHODS = ['PIX'] as const
+
+export const NOTIFICATION_STATUSES = ['RECEIVED', 'SENT', 'FAILED', 'ERROR'] as const
+
+/** The DICT key types (decisions.md). */
+export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'] as const
+
+export const LIMITS = {
+  amount: {min: 1, max: 10_000_000},
+  code: {min: 8, max: 255},
+  quantity: {min: 1, max: 100, default: 1},
+  expirationSeconds: {min: 60, max: 86_400, default: 1800},
+  title: {min: 2, max: 150},
+  description: {min: 2, max: 255},
+  perPage: {min: 1, max: 100, default: 20},
+  resendTags: {max: 10},
+  address: {
+    complement: {min: 2, max: 150},
+    number: {min: 1, max: 10},
+    street: {min: 2, max: 200},
+    neighborhood: {min: 2, max: 100},
+    city: {min: 2, max: 100},
+    state: {min: 2, max: 50},
+    country: {min: 2, max: 60},
+  },
+} as const

@@ -1,0 +1,163 @@
+import {
+  isValidCep,
+  isValidCnpj,
+  isValidCpf,
+  isValidEmail,
+  isValidLandlinePhone,
+  isValidMobilePhone,
+} from '@brazilian-utils/brazilian-utils'
+import {z} from 'zod'
+
+import {LIMITS} from './enums.js'
+
+/**
+ * The field rules of the reference and decisions.md as zod schemas, each with a message a person
+ * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
+ */
+
+const {min: AMOUNT_MIN, max: AMOUNT_MAX} = LIMITS.amount
+
+/** Integer cents within the documented bounds. */
+export const cents = (what = 'an integer number of cents') =>
+  z
+    .number({error: `must be ${what} from ${AMOUNT_MIN} to ${AMOUNT_MAX}`})
+    .refine(Number.isInteger, {error: `must be ${what} (no decimals): 10.00 is 1000`, abort: true})
+    .refine((value) => value >= AMOUNT_MIN && value <= AMOUNT_MAX, {error: `must be from ${AMOUNT_MIN} to ${AMOUNT_MAX} cents`})
+
+export const boundedInt = (min: number, max: number) =>
+  z
+    .number({error: `must be an integer from ${min} to ${max}`})
+    .refine((value) => Number.isInteger(value) && value >= min && value <= max, {error: `must be an integer from ${min} to ${max}`})
+
+export const text = (min: number, max: number) =>
+  z
+    .string({error: `must be a text of ${min} to ${max} characters`})
+    .refine((value) => value.length >= min && value.length <= max, {error: `must be ${min} to ${max} characters long`})
+
+/** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified). */
+export const isDocument = (value: string) => isValidCpf(value) || isValidCnpj(value, {version: 2})
+export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isValidCpf(value) ? 'CPF' : 'CNPJ')
+
+export const document = () =>
+  z.string({error: 'must be a CPF or CNPJ'}).refine(isDocument, {error: 'must be a valid CPF or CNPJ (check digits verified)'})
+
+/** Letters of any script, digits, spaces and . ' - */
+export const personName = () =>
+  z
+    .string({error: 'must be a name'})
+    .refine((value) => value.trim().length > 0, {error: 'must not be empty', abort: true})
+    .refine((value) => /^[\p{L}\p{M}\p{N} .'-]+$/u.test(value), {error: "may hold only letters, digits, spaces and . ' -"})
+
+const digits = (value: string) => value.replace(/\D/g, '')
+
+/** Strips a +55 / 0055 country code, as the phone rules accept numbers with or without it. */
+function nationalDigits(value: string): string {
+  const all = digits(value)
+  if (/^\s*\+?55/.test(value) && all.length > 11) return all.slice(2)
+  if (all.startsWith('0055') && all.length > 13) return all.slice(4)
+  return all
+}
+
+/** DDD + 8 digits, formatted or digits only, with a DDD from the national list. */
+export const landline = () =>
+  z
+    .string({error: 'must be a Brazilian landline'})
+    .refine((value) => nationalDigits(value).length === 10 && isValidLandlinePhone(value), {
+      error: 'must be a Brazilian landline: DDD + 8 digits, e.g. (11) 3000-0000',
+    })
+
+/** DDD + 9 digits starting with 9, with a DDD from the national list. */
+export const mobilePhone = () =>
+  z.string({error: 'must be a Brazilian mobile number'}).refine(
+    (value) => {
+      const national = nationalDigits(value)
+      return national.length === 11 && national[2] === '9' && isValidMobilePhone(value)
+    },
+    {error: 'must be a Brazilian mobile number: DDD + 9 digits starting with 9, e.g. (11) 98765-4321'},
+  )
+
+export const email = () => z.string({error: 'must be an e-mail address'}).refine(isValidEmail, {error: 'must be a valid e-mail address'})
+
+export const cep = () =>
+  z
+    .string({error: 'must be a CEP'})
+    .refine((value) => /^\d{5}-?\d{3}$/.test(value.trim()) && isValidCep(value), {error: 'must be a CEP of 8 digits, e.g. 01310-100'})
+
+export const ip = () =>
+  z.string({error: 'must be an IP address'}).refine((value) => z.union([z.ipv4(), z.ipv6()]).safeParse(value).success, {
+    error: 'must be a valid IPv4 or IPv6 address',
+  })
+
+/** An ISO date without a time of day, a real calendar date, not in the future. */
+export const birthdate = () =>
+  z
+    .string({error: 'must be a date'})
+    .refine((value) => z.iso.date().safeParse(value).success, {error: 'must be an ISO date without time, e.g. 1990-05-17', abort: true})
+    .refine((value) => Date.parse(`${value}T00:00:00Z`) <= Date.now(), {error: 'must not be in the future'})
+
+/** https only, a host with a TLD, no fragment; a query string is allowed. */
+export function webhookUrlProblem(value: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'must be a valid URL'
+  }
+  if (url.protocol !== 'https:') return 'must use https'
+  if (value.includes('#')) return 'must not carry a fragment (#)'
+  const host = url.hostname
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}$/i.test(host)) return 'must have a host with a top-level domain, e.g. hooks.example.com'
+  return undefined
+}
+
+export const webhookUrl = () =>
+  z.string({error: 'must be a URL'}).superRefine((value, ctx) => {
+    const problem = webhookUrlProblem(value)
+    if (problem) ctx.addIssue({code: 'custom', message: problem})
+  })
+
+/** An ISO 8601 date-time with a time of day; an offset is optional (none means UTC). */
+export const dateTime = () =>
+  z
+    .string({error: 'must be an ISO date-time'})
+    .refine((value) => z.iso.datetime({offset: true, local: true}).safeParse(value).success, {
+      error: 'must be an ISO date-time with a time of day, e.g. 2026-11-20T00:00:00Z',
+    })
+
+/** Reads a date-time the schema accepted; one without an offset is UTC. */
+export function parseDateTime(value: string): number {
+  const hasZone = /(?:Z|[+-]\d{2}:\d{2})$/i.test(value)
+  return Date.parse(hasZone ? value : `${value}Z`)
+}
+
+/** A non-empty list of distinct values of an enum. */
+export const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .array(z.enum(values, {error: `must be one of ${values.join(', ')}`}), {error: `must be a list of ${values.join(', ')}`})
+    .refine((list) => list.length > 0, {error: 'must not be empty', abort: true})
+    .refine((list) => new Set(list).size === list.length, {error: 'must not repeat a value'})
+
+export interface Issue {
+  /** Dotted path of the field, e.g. customer.document or items.1.title. */
+  path: string
+  message: string
+}
+
+/** Flattens zod's issues into "path: message" pairs, the form both the CLI and the sandbox show. */
+export function issuesOf(error: z.ZodError): Issue[] {
+  const seen = new Set<string>()
+  const list: Issue[] = []
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join('.') || '(body)'
+    let {message} = issue
+    if (issue.code === 'unrecognized_keys') message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+    else if (issue.code === 'invalid_type' && issue.input === undefined) message = 'is required'
+    const key = `${path}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    list.push({path, message})
+  }
+  return list
+}
+
+export const formatIssue = (issue: Issue) => `${issue.path} ${issue.message}`
