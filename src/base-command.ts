@@ -96,13 +96,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** The profile named by --profile, with a client for its gateway. Opened once per command. */
-  protected async openSession(): Promise<Session> {
+  protected async openSession(options: {timeoutMs?: number} = {}): Promise<Session> {
     if (!this.session) {
       const {openSession} = await import('./api/profile.js')
       this.session = await openSession({
         profile: this.flags.profile,
         baseUrl: this.flags['base-url'],
-        timeoutMs: this.flags.timeout,
+        timeoutMs: options.timeoutMs ?? this.flags.timeout,
         trace: this.flags.debug ? (line) => process.stderr.write(`${line}\n`) : undefined,
       })
     }
@@ -137,7 +137,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
     const paint = this.paint ?? painter(false)
-    process.stderr.write(scrub(`${paint('red', 'Error:')} ${message}\n`, secrets))
+    // One line per problem, each naming what is wrong.
+    const lines = message.split('\n').map((line) => `${paint('red', 'Error:')} ${line}\n`)
+    process.stderr.write(scrub(lines.join(''), secrets))
     if (hint) process.stderr.write(scrub(`${hint}\n`, secrets))
     if (exitCode === ExitCode.Unexpected && this.flags?.debug && error.stack) process.stderr.write(`${error.stack}\n`)
   }

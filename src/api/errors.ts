@@ -140,3 +140,15 @@ export function errorForStatus(status: number, body: unknown, context: string): 
   if (status >= 500) return new UnavailableError(`${context}: the gateway failed (${status})${detail}`, options)
   return new GatewayError(`${context}: unexpected answer ${status}${detail}`, options)
 }
+
+/** A watch ran out of time before the record reached the awaited status. */
+export class WatchTimeoutError extends GatewayError {
+  override readonly exitCode = ExitCode.WatchTimeout
+  override readonly code = 'WATCH_TIMEOUT'
+}
+
+/** A watched record settled in a final status other than the awaited one. */
+export class WatchSettledError extends GatewayError {
+  override readonly exitCode = ExitCode.WatchSettled
+  override readonly code = 'WATCH_SETTLED'
+}

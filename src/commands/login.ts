@@ -65,7 +65,7 @@ The secret never comes from a flag's value: it is read from a hidden prompt in a
 
   private async readSecret(): Promise<string> {
     if (this.flags['client-secret-stdin']) {
-      const {readStdin} = await import('../render/prompt.js')
+      const {readStdin} = await import('../input/stdin.js')
       const secret = await readStdin()
       if (!secret) throw new UsageError('--client-secret-stdin: stdin held no secret')
       return secret

@@ -86,8 +86,15 @@ export function maskDocument(value: string): string {
   return plain.length <= 4 ? '*'.repeat(plain.length) : `${'*'.repeat(plain.length - 4)}${plain.slice(-4)}`
 }
 
+/** Masks a holder's document, and its PIX key too when the key is that document (CPF or CNPJ). */
 function maskHolder(holder: AccountHolder | undefined): AccountHolder | undefined {
-  return holder && {...holder, document: maskDocument(holder.document)}
+  if (!holder) return undefined
+  const keyIsDocument = holder.pix && (holder.pix.type === 'CPF' || holder.pix.type === 'CNPJ')
+  return {
+    ...holder,
+    document: maskDocument(holder.document),
+    ...(keyIsDocument ? {pix: {...holder.pix, key: maskDocument(holder.pix.key)}} : {}),
+  }
 }
 
 /** The history with the current status's duration counted up to `now`. */

@@ -1,7 +1,7 @@
 import {z} from 'zod'
 
 import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES, LIMITS} from './enums.js'
-import {cents, dateTime, enumList, issuesOf, parseDateTime, type Issue} from './rules.js'
+import {cents, checkWith, dateTime, enumList, parseDateTime, type Issue} from './rules.js'
 import type {Checked} from './transaction.js'
 
 const positiveInt = () =>
@@ -32,10 +32,10 @@ export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof Depo
  * integers (decisions.md); the gateway side also holds perPage to 1..100.
  */
 export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
-  const result = depositQuerySchema.safeParse(query)
-  const issues: Issue[] = result.success ? [] : issuesOf(result.error)
-  if (result.success) {
-    const value = result.data
+  const result = checkWith(depositQuerySchema, query)
+  const issues: Issue[] = result.ok ? [] : [...result.issues]
+  if (result.ok) {
+    const value = result.value
     if (value.minAmount !== undefined && value.maxAmount !== undefined && value.minAmount > value.maxAmount) {
       issues.push({path: 'minAmount', message: `must not exceed maxAmount (${value.minAmount} > ${value.maxAmount})`})
     }
@@ -46,5 +46,5 @@ export function checkDepositQuery(query: unknown, options: {side: 'client' | 'ga
       issues.push({path: 'perPage', message: `must be from ${LIMITS.perPage.min} to ${LIMITS.perPage.max}`})
     }
   }
-  return issues.length === 0 ? {ok: true, value: result.data!} : {ok: false, issues}
+  return result.ok && issues.length === 0 ? {ok: true, value: result.value} : {ok: false, issues}
 }

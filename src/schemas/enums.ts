@@ -51,3 +51,6 @@ export const LIMITS = {
     country: {min: 2, max: 60},
   },
 } as const
+
+/** Ids of transactions are UUIDs: anything else is refused before it is sent (and 422 by the gateway). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

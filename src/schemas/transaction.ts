@@ -9,7 +9,7 @@ import {
   document,
   email,
   ip,
-  issuesOf,
+  checkWith,
   landline,
   mobilePhone,
   personName,
@@ -90,13 +90,12 @@ function crossFieldIssues(raw: unknown): Issue[] {
   if (body.paymentMethod === 'PIX' && body.pix === undefined) {
     issues.push({path: 'pix', message: 'is required when paymentMethod is PIX (may be {})'})
   }
-  const seen = new Map<string, number>()
+  const seen = new Set<string>()
   for (const [index, item] of (Array.isArray(body.items) ? body.items : []).entries()) {
     const title = (item as {title?: unknown} | null)?.title
     if (typeof title !== 'string') continue
-    const first = seen.get(title)
-    if (first === undefined) seen.set(title, index)
-    else issues.push({path: `items.${index}.title`, message: `repeats the title of items.${first} ("${title}"): titles must be unique`})
+    if (seen.has(title)) issues.push({path: `items.${index}.title`, message: `must be unique: "${title}" is also the title of an earlier item`})
+    seen.add(title)
   }
   return issues
 }
@@ -121,9 +120,9 @@ export type Checked<T> = {ok: true; value: T} | {ok: false; issues: Issue[]}
 /** Checks a create body against every documented rule, listing every broken one. */
 export function checkCreateTransaction(body: unknown, options: {strict?: boolean} = {}): Checked<CreateTransactionBody> {
   const schema = options.strict ? createTransactionStrictSchema : createTransactionSchema
-  const result = schema.safeParse(body)
-  const issues = [...(result.success ? [] : issuesOf(result.error)), ...crossFieldIssues(body)]
-  return issues.length === 0 ? {ok: true, value: result.data as CreateTransactionBody} : {ok: false, issues}
+  const result = checkWith(schema, body)
+  const issues = [...(result.ok ? [] : result.issues), ...crossFieldIssues(body)]
+  return result.ok && issues.length === 0 ? {ok: true, value: result.value as CreateTransactionBody} : {ok: false, issues}
 }
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export {UUID_PATTERN} from './enums.js'

@@ -15,19 +15,28 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     '<%= config.bin %> <%= command.id %>',
     {description: 'Any free port, machine-readable', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
     {description: 'Tokens that live 2 minutes', command: '<%= config.bin %> <%= command.id %> --token-ttl 120'},
+    {description: 'For a demo: 10,000 past deposits, and QR codes that pay themselves after 3 s', command: '<%= config.bin %> <%= command.id %> --seed-deposits 10000 --auto-pay 3000'},
   ]
 
   static override flags = {
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
+    'auto-pay': Flags.integer({description: 'Pay every new QR code after this many milliseconds.', min: 1, helpValue: '<ms>'}),
+    'seed-deposits': Flags.integer({description: 'Fill this many varied deposits at start-up (every status, both origins, 90 days).', min: 0, helpValue: '<count>'}),
   }
 
   async run(): Promise<void> {
     const {flags} = this
     if (!isLoopbackHost(flags.host)) throw new UsageError(`--host must be a loopback address, got "${flags.host}"`)
     const {startSandbox} = await import('../../sandbox/server.js')
-    const sandbox = await startSandbox({host: flags.host, port: flags.port, tokenTtlSec: flags['token-ttl']}).catch((error: NodeJS.ErrnoException) => {
+    const sandbox = await startSandbox({
+      host: flags.host,
+      port: flags.port,
+      tokenTtlSec: flags['token-ttl'],
+      autoPayMs: flags['auto-pay'],
+      seedDeposits: flags['seed-deposits'],
+    }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
       throw error
     })

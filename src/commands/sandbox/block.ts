@@ -1,0 +1,12 @@
+import type {SandboxAction} from '../../api/gateway.js'
+import {TransitionCommand} from '../../transition-command.js'
+
+export default class SandboxBlock extends TransitionCommand {
+  static override summary = 'Block a paid sandbox transaction, as when a MED dispute opens.'
+
+  static override description = 'Moves a PAID transaction to BLOCKED. Sandbox only: no real gateway has this control.'
+
+  static override examples = ['<%= config.bin %> <%= command.id %> 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11']
+
+  protected readonly action: SandboxAction = 'block'
+}

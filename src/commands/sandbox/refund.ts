@@ -1,0 +1,16 @@
+import type {SandboxAction} from '../../api/gateway.js'
+import {TransitionCommand, transitionAmountFlag} from '../../transition-command.js'
+
+export default class SandboxRefund extends TransitionCommand {
+  static override summary = 'Refund a paid sandbox transaction.'
+
+  static override description = 'Moves a PAID transaction through PROCESSING_REFUND to REFUNDED and fills refundAmount, refundDate and endToEndRefund. Sandbox only: no real gateway has this control.'
+
+  static override examples = ['<%= config.bin %> <%= command.id %> 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '<%= config.bin %> <%= command.id %> 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11 --amount 250']
+
+  static override flags = {
+    amount: transitionAmountFlag('Amount to refund in cents (default: all that was paid).'),
+  }
+
+  protected readonly action: SandboxAction = 'refund'
+}

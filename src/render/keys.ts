@@ -1,0 +1,32 @@
+/**
+ * Key presses from the terminal, one at a time, in raw mode; the terminal is restored when the
+ * consumer stops iterating.
+ */
+export async function* readKeys(): AsyncGenerator<string> {
+  const {stdin} = process
+  stdin.setRawMode(true)
+  stdin.setEncoding('utf8')
+  stdin.resume()
+  const queue: string[] = []
+  let wake: (() => void) | undefined
+  const onData = (chunk: string) => {
+    // An escape sequence (arrow keys) arrives as one chunk: keep it whole.
+    if (chunk.startsWith('\u001B') && chunk.length > 1) queue.push(chunk)
+    else queue.push(...chunk)
+    wake?.()
+  }
+  stdin.on('data', onData)
+  try {
+    for (;;) {
+      while (queue.length > 0) yield queue.shift()!
+      await new Promise<void>((resolve) => {
+        wake = resolve
+      })
+      wake = undefined
+    }
+  } finally {
+    stdin.off('data', onData)
+    stdin.setRawMode(false)
+    stdin.pause()
+  }
+}

@@ -1,0 +1,165 @@
+import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transaction} from '../api/types.js'
+import {formatDuration} from './duration.js'
+import {brl} from './money.js'
+import type {Style} from './output.js'
+
+type Paint = (style: Style, text: string) => string
+
+const STATUS_STYLE: Record<string, Style> = {
+  PAID: 'green',
+  REFUNDED: 'yellow',
+  PROCESSING_REFUND: 'yellow',
+  PROCESSING_INFRACTION: 'red',
+  INFRACTION: 'red',
+  BLOCKED: 'red',
+  FAILED: 'red',
+}
+
+export function statusText(status: string, paint: Paint): string {
+  const style = STATUS_STYLE[status]
+  return style ? paint(style, status) : status
+}
+
+/** "2026-11-21 14:03:07 UTC" */
+export function when(iso: string | undefined): string {
+  if (!iso) return '-'
+  const ms = Date.parse(iso)
+  if (Number.isNaN(ms)) return iso
+  return `${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`
+}
+
+function relative(iso: string, now: number): string {
+  const left = Date.parse(iso) - now
+  if (Number.isNaN(left)) return ''
+  return left >= 0 ? ` (in ${formatDuration(left)})` : ` (${formatDuration(-left)} ago)`
+}
+
+function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
+  const present = pairs.filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')
+  const width = Math.max(0, ...present.map(([label]) => label.length)) + 1
+  return present.map(([label, value]) => `${indent}${`${label}:`.padEnd(width + 1)}${value}`)
+}
+
+function documentText(document: DocumentValue | string | undefined): string | undefined {
+  if (!document) return undefined
+  return typeof document === 'string' ? document : `${document.value} (${document.type})`
+}
+
+function holderText(holder: AccountHolder): string {
+  return `${holder.name} · ${holder.document} · bank ISPB ${holder.bankAccount?.ispb ?? '-'} · key ${holder.pix?.key ?? '-'} (${holder.pix?.type ?? '-'})`
+}
+
+/** The summary of a created charge: everything but the QR drawing and the copy-and-paste code. */
+export function createdLines(created: CreateTransactionResponse, paint: Paint, now = Date.now()): string[] {
+  const expiry = created.pixResponse?.expirationDate
+  return rows([
+    ['ID', created.id],
+    ['Status', statusText(created.status, paint)],
+    ['Amount', brl(created.amount)],
+    ['External code', created.externalCode],
+    ['Expires', expiry ? `${when(expiry)}${relative(expiry, now)}` : undefined],
+  ])
+}
+
+/** The human view of a transaction: amounts, timeline, parties, items, and what happened to it. */
+export function transactionLines(tx: Transaction, paint: Paint): string[] {
+  const lines: string[] = [
+    `${paint('bold', `Transaction ${tx.id}`)}  ${statusText(tx.status, paint)}`,
+    ...rows([
+      ['Amount', brl(tx.amount)],
+      ['Amount paid', tx.amountPaid === undefined ? undefined : brl(tx.amountPaid)],
+      ['Fee', tx.feeAmount === undefined ? undefined : brl(tx.feeAmount)],
+      ['Method', tx.paymentMethod],
+      ['Product', tx.isInfoProduct === false ? 'physical' : 'digital'],
+      ['External code', tx.externalCode],
+      ['Acquirer', tx.acquirer ? `${tx.acquirer}${tx.acquirerCode ? ` (${tx.acquirerCode})` : ''}` : undefined],
+      ['Webhook', tx.webhookUrl],
+      ['Created', when(tx.createdAt)],
+      ['Updated', when(tx.updatedAt)],
+      ['QR expires', tx.pixResponse?.expirationDate ? when(tx.pixResponse.expirationDate) : undefined],
+    ]),
+  ]
+
+  if (tx.statusHistory?.length) {
+    lines.push('', paint('bold', 'Status history'))
+    const width = Math.max(...tx.statusHistory.map((entry) => entry.status.length))
+    tx.statusHistory.forEach((entry, index) => {
+      const current = index === tx.statusHistory.length - 1
+      const duration = formatDuration(entry.durationInMilliseconds ?? 0)
+      const marker = current ? '●' : '○'
+      lines.push(`  ${marker} ${when(entry.date)}  ${statusText(entry.status.padEnd(width), paint)}  ${current ? `${duration} so far` : duration}`)
+    })
+  }
+
+  if (tx.customer) {
+    lines.push('', paint('bold', 'Customer'))
+    lines.push(
+      ...rows([
+        ['Name', tx.customer.name],
+        ['Document', documentText(tx.customer.document)],
+        ['E-mail', tx.customer.email],
+        ['Mobile', tx.customer.mobilePhone],
+        ['Landline', tx.customer.landline],
+        ['Birthdate', tx.customer.birthdate],
+        ['IP', tx.customer.ip],
+      ]),
+    )
+  }
+  if (tx.seller) {
+    lines.push('', paint('bold', 'Seller'), ...rows([['Name', tx.seller.name], ['Document', documentText(tx.seller.document)]]))
+  }
+  if (tx.address) {
+    const a = tx.address
+    lines.push('', paint('bold', 'Delivery address'))
+    lines.push(`  ${a.street}, ${a.number}${a.complement ? ` (${a.complement})` : ''}, ${a.neighborhood}`)
+    lines.push(`  ${a.city} - ${a.state}, ${a.postalCode}, ${a.country}`)
+  }
+  if (tx.items?.length) {
+    lines.push('', paint('bold', 'Items'))
+    for (const item of tx.items) {
+      const quantity = item.quantity ?? 1
+      lines.push(`  ${quantity} × ${item.title}  ${brl(item.unitPrice)} each = ${brl(item.unitPrice * quantity)}${item.description ? `  (${item.description})` : ''}`)
+    }
+  }
+  if (tx.metadata && Object.keys(tx.metadata).length > 0) {
+    lines.push('', paint('bold', 'Metadata'), ...rows(Object.entries(tx.metadata).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)])))
+  }
+  if (tx.paymentDate || tx.endToEnd || tx.payer) {
+    lines.push('', paint('bold', 'Payment'))
+    lines.push(
+      ...rows([
+        ['Paid at', tx.paymentDate ? when(tx.paymentDate) : undefined],
+        ['End-to-end', tx.endToEnd],
+        ['Payer', tx.payer ? holderText(tx.payer) : undefined],
+        ['Receiver', tx.receiver ? holderText(tx.receiver) : undefined],
+        ['Receipt', tx.paymentReceipt?.url],
+      ]),
+    )
+  }
+  if (tx.refundDate || tx.refundAmount !== undefined || tx.errorMessageRefund) {
+    lines.push('', paint('bold', 'Refund'))
+    lines.push(
+      ...rows([
+        ['Amount', tx.refundAmount === undefined ? undefined : brl(tx.refundAmount)],
+        ['Refunded at', tx.refundDate ? when(tx.refundDate) : undefined],
+        ['End-to-end', tx.endToEndRefund],
+        ['Receipt', tx.refundReceipt?.url],
+        ['Error', tx.errorMessageRefund ?? undefined],
+      ]),
+    )
+  }
+  if (tx.infractionDate || tx.infractionAmount !== undefined) {
+    lines.push('', paint('bold', 'Infraction (MED)'))
+    lines.push(
+      ...rows([
+        ['Amount', tx.infractionAmount === undefined ? undefined : brl(tx.infractionAmount)],
+        ['Opened at', tx.infractionDate ? when(tx.infractionDate) : undefined],
+      ]),
+    )
+  }
+  if (tx.errorMessage) lines.push('', `${paint('red', 'Error:')} ${tx.errorMessage}`)
+  if (tx.pixResponse?.uri && tx.status === 'PIX_QRCODE_GENERATED') {
+    lines.push('', paint('bold', 'Pix copia e cola'), tx.pixResponse.uri)
+  }
+  return lines
+}

@@ -1,0 +1,65 @@
+import {execFileSync} from 'node:child_process'
+import {readdirSync, readFileSync} from 'node:fs'
+import {join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {describe, expect, it} from 'vitest'
+
+import {runCli} from '../helpers/cli.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const manifestPath = join(root, 'oclif.manifest.json')
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+  commands: Record<string, {summary?: string; description?: string; examples?: unknown[]}>
+}
+
+function commandFiles(dir: string): string[] {
+  return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return commandFiles(path)
+    return entry.name.endsWith('.ts') ? [relative(join(root, 'src/commands'), path).replace(/\.ts$/, '').split('/').join(':')] : []
+  })
+}
+
+function committedManifest(): string | undefined {
+  try {
+    return execFileSync('git', ['show', 'HEAD:oclif.manifest.json'], {cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+  } catch {
+    return undefined
+  }
+}
+
+describe('help and manifest', () => {
+  const ours = Object.keys(manifest.commands).filter((id) => !['autocomplete', 'help'].includes(id.split(':')[0]))
+
+  it('lists a command in the manifest for every command file, and no other', () => {
+    expect(ours.sort()).toEqual(commandFiles(join(root, 'src/commands')).sort())
+  })
+
+  it('gives every command a description and examples', () => {
+    for (const id of ours) {
+      const command = manifest.commands[id]
+      expect(command.summary, id).toBeTruthy()
+      expect(command.description, id).toBeTruthy()
+      expect(command.examples?.length ?? 0, id).toBeGreaterThan(0)
+    }
+  })
+
+  it('shows every topic and top-level command in `gateway --help`', async () => {
+    const result = await runCli(['--help'])
+    expect(result.code).toBe(0)
+    for (const word of ['auth', 'deposits', 'sandbox', 'tx', 'login', 'logout']) expect(result.stdout).toMatch(new RegExp(`^  ${word}\\s`, 'm'))
+  })
+
+  it.each(['tx create', 'deposits list', 'sandbox start', 'auth status'])('shows examples in `gateway %s --help`', async (id) => {
+    const result = await runCli([...id.split(' '), '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('EXAMPLES')
+    expect(result.stdout).toContain(`$ gateway ${id}`)
+  })
+
+  const committed = committedManifest()
+  it.skipIf(committed === undefined)('matches the committed oclif.manifest.json (the build regenerates it)', () => {
+    expect(JSON.parse(readFileSync(manifestPath, 'utf8'))).toEqual(JSON.parse(committed!))
+  })
+})
