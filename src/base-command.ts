@@ -128,6 +128,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.exitCode = error.oclif.exit
       return
     }
+    // A command whose flags were refused did try to parse them: spare the user oclif's warning
+    // that it "did not parse its arguments".
+    this.parsed = true
     const {exitCode, payload, message, hint} = describeError(error)
     const secrets = [process.env.GATEWAY_CLIENT_SECRET, ...(this.session?.client.secrets() ?? [])]
     // oclif exits 1 on any error under --json; the exit code is set here, once, for both modes.

@@ -19,7 +19,8 @@ export function detectTerminal(env: NodeJS.ProcessEnv = process.env): Terminal {
     color: stdoutTTY && !noColor && !dumb,
     spinner: stdoutTTY && Boolean(process.stderr.isTTY) && !noColor && !dumb && !env.CI,
     prompt: stdinTTY && stdoutTTY,
-    columns: process.stdout.columns || Number(env.COLUMNS) || 100,
+    // A pipe has no width: tables keep every column whole there, for grep and cut.
+    columns: (stdoutTTY && process.stdout.columns) || Number(env.COLUMNS) || (stdoutTTY ? 80 : Infinity),
   }
 }
 

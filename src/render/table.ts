@@ -45,7 +45,7 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Term
     head: indexes.map((index) => columns[index].header),
     colAligns: indexes.map((index) => columns[index].align ?? 'left'),
     colWidths: indexes.map((index) => widths[index] + 2),
-    style: term.color ? {head: ['cyan'], border: ['grey']} : {head: [], border: [], compact: false},
+    style: term.color ? {head: ['cyan'], border: ['grey'], compact: true} : {head: [], border: [], compact: true},
     wordWrap: false,
   })
   for (const row of cells) table.push(indexes.map((index) => cut(row[index], widths[index])))

@@ -34,17 +34,19 @@ export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof Depo
 export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
   const result = checkWith(depositQuerySchema, query)
   const issues: Issue[] = result.ok ? [] : [...result.issues]
-  if (result.ok) {
-    const value = result.value
-    if (value.minAmount !== undefined && value.maxAmount !== undefined && value.minAmount > value.maxAmount) {
-      issues.push({path: 'minAmount', message: `must not exceed maxAmount (${value.minAmount} > ${value.maxAmount})`})
-    }
-    if (value.startDate && value.endDate && parseDateTime(value.startDate) > parseDateTime(value.endDate)) {
-      issues.push({path: 'startDate', message: 'must not be after endDate'})
-    }
-    if (options.side === 'gateway' && value.perPage !== undefined && value.perPage > LIMITS.perPage.max) {
-      issues.push({path: 'perPage', message: `must be from ${LIMITS.perPage.min} to ${LIMITS.perPage.max}`})
-    }
+  // Rules across fields, checked whenever the fields they compare are themselves valid, so a 422
+  // lists them beside any other broken rule.
+  const raw = (query ?? {}) as Record<string, unknown>
+  const valid = (key: keyof DepositQuery) => raw[key] !== undefined && !issues.some((issue) => issue.path === key)
+  const {minAmount, maxAmount, startDate, endDate, perPage} = raw as {[K in keyof DepositQuery]?: DepositQuery[K]}
+  if (valid('minAmount') && valid('maxAmount') && minAmount! > maxAmount!) {
+    issues.push({path: 'minAmount', message: `must not exceed maxAmount (${minAmount} > ${maxAmount})`})
+  }
+  if (valid('startDate') && valid('endDate') && parseDateTime(startDate!) > parseDateTime(endDate!)) {
+    issues.push({path: 'startDate', message: 'must not be after endDate'})
+  }
+  if (options.side === 'gateway' && valid('perPage') && perPage! > LIMITS.perPage.max) {
+    issues.push({path: 'perPage', message: `must be from ${LIMITS.perPage.min} to ${LIMITS.perPage.max}`})
   }
   return result.ok && issues.length === 0 ? {ok: true, value: result.value} : {ok: false, issues}
 }

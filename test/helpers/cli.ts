@@ -55,3 +55,42 @@ export function tempConfigDir(): {dir: string; remove(): void} {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'))
   return {dir: join(dir, 'config'), remove: () => rmSync(dir, {recursive: true, force: true})}
 }
+
+export interface PtyStep {
+  /** A regular expression the output since the previous step must match before `send` is typed. */
+  expect: string
+  send?: string
+}
+
+/**
+ * Runs the built CLI in a real pseudo-terminal (python3's pty, present on every machine this
+ * project targets), typing keys as the screen asks for them; answers all it drew and its exit code.
+ */
+export function runInTerminal(
+  args: string[],
+  options: {env?: Record<string, string | undefined>; steps?: PtyStep[]; cols?: number; rows?: number; timeoutS?: number} = {},
+): Promise<{output: string; code: number | null}> {
+  const helper = fileURLToPath(new URL('pty_run.py', import.meta.url))
+  const spec = {
+    argv: [process.execPath, BIN, ...args],
+    env: cleanEnv({TERM: 'xterm-256color', ...options.env}),
+    steps: options.steps ?? [],
+    cols: options.cols ?? 160,
+    rows: options.rows ?? 50,
+    timeout: options.timeoutS ?? 20,
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [helper], {stdio: ['pipe', 'pipe', 'inherit']})
+    let text = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+    child.on('error', reject)
+    child.on('close', () => {
+      try {
+        resolve(JSON.parse(text))
+      } catch (error) {
+        reject(error)
+      }
+    })
+    child.stdin.end(JSON.stringify(spec))
+  })
+}

@@ -1,0 +1,198 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {recordsOf} from '../../src/sandbox/records.js'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
+
+/** A small RFC 4180 reader, to check the export as a spreadsheet would read it. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let field = ''
+  let quoted = false
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]
+    if (quoted) {
+      if (char === '"' && text[index + 1] === '"') {
+        field += '"'
+        index += 1
+      } else if (char === '"') quoted = false
+      else field += char
+    } else if (char === '"') quoted = true
+    else if (char === ',') {
+      row.push(field)
+      field = ''
+    } else if (char === '\r' && text[index + 1] === '\n') {
+      row.push(field)
+      rows.push(row)
+      row = []
+      field = ''
+      index += 1
+    } else field += char
+  }
+  if (field || row.length > 0) rows.push([...row, field])
+  return rows
+}
+
+describe('deposits list, end to end', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+
+  const cli = (args: string[]) => runCli(args, {env})
+  /** What the sandbox holds that matches, straight from its store: the set an export must equal. */
+  const expected = (match: (entry: {status: string; origin: string; amount: number}) => boolean) =>
+    [...recordsOf(sandbox.state).newestFirst()]
+      .filter((entry) => match({status: entry.data.status, origin: entry.origin, amount: entry.data.amount}))
+      .map((entry) => entry.id)
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({seedDeposits: 1500})
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
+      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
+    })
+    expect(login.code).toBe(0)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+  })
+
+  describe('--all', () => {
+    it('exports every match as NDJSON, each record once, newest first', async () => {
+      const want = expected((entry) => entry.status === 'PAID')
+      expect(want.length).toBeGreaterThan(20)
+      const result = await cli(['deposits', 'list', '--status', 'PAID', '--all', '--output', 'ndjson', '--per-page', '17'])
+      expect(result.code).toBe(0)
+      expect(result.stderr).toBe('')
+      const rows = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+      expect(rows.map((row) => row.id)).toEqual(want)
+      for (const row of rows) expect(row).toMatchObject({status: 'PAID'})
+    })
+
+    it('exports every match as CSV with a fixed header and proper escaping', async () => {
+      const want = expected((entry) => entry.origin === 'PIX_KEY' && entry.amount >= 5000)
+      const result = await cli(['deposits', 'list', '--origin', 'PIX_KEY', '--min-amount', '5000', '--all', '--output', 'csv', '--per-page', '100'])
+      expect(result.code).toBe(0)
+      const [header, ...rows] = parseCsv(result.stdout)
+      expect(header.slice(0, 6)).toEqual(['id', 'createdAt', 'updatedAt', 'status', 'depositOrigin', 'amount'])
+      for (const row of rows) expect(row).toHaveLength(header.length)
+      expect(rows.map((row) => row[0])).toEqual(want)
+      for (const row of rows) {
+        expect(row[header.indexOf('depositOrigin')]).toBe('PIX_KEY')
+        expect(Number(row[header.indexOf('amount')])).toBeGreaterThanOrEqual(5000)
+      }
+    })
+
+    it('exports every record as one JSON array, with --output json or --json', async () => {
+      const want = expected(() => true)
+      for (const flag of [['--output', 'json'], ['--json']]) {
+        const result = await cli(['deposits', 'list', '--all', ...flag, '--per-page', '100'])
+        expect(result.code).toBe(0)
+        const rows = JSON.parse(result.stdout) as Array<{id: string}>
+        expect(rows.map((row) => row.id)).toEqual(want)
+        expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length)
+      }
+    })
+
+    it('stays on one snapshot while deposits arrive during the export', async () => {
+      const token = await tokenFor(sandbox.baseUrl)
+      const before = new Set(expected(() => true))
+      let adding = true
+      const added: string[] = []
+      const adder = (async () => {
+        while (adding) {
+          const response = await fetch(`${sandbox.baseUrl}/_sandbox/deposits`, {
+            method: 'POST',
+            headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+            body: JSON.stringify({amount: 4242}),
+          })
+          added.push(((await response.json()) as {id: string}).id)
+        }
+      })()
+      const result = await cli(['deposits', 'list', '--all', '--per-page', '10'])
+      adding = false
+      await adder
+      expect(result.code).toBe(0)
+      const ids = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).id as string)
+      expect(added.length).toBeGreaterThan(0)
+      expect(new Set(ids).size).toBe(ids.length)
+      // Every deposit that existed before is there; what arrived later is there only if it came before the snapshot.
+      for (const id of before) expect(ids).toContain(id)
+      const late = ids.filter((id) => !before.has(id))
+      expect(late.every((id) => added.includes(id))).toBe(true)
+      expect(late).toEqual(added.slice(0, late.length).reverse())
+    })
+  })
+
+  describe('one page', () => {
+    it('shows a table and a footer with the exact command for the next page, which works', async () => {
+      const first = await cli(['deposits', 'list', '--status', 'PAID', '--status', 'REFUNDED', '--from', '90d', '--per-page', '5'])
+      expect(first.code).toBe(0)
+      const header = first.stdout.split('\n').find((line) => line.includes('ID'))!
+      for (const column of ['ID', 'Created', 'Status', 'Amount']) expect(header).toContain(column)
+      expect(first.stderr).toMatch(/^Page 1 of \d+ · snapshot \S+\nNext page: gateway deposits list .+ --page 2\n$/)
+      const next = /Next page: gateway (.+)$/m.exec(first.stderr)![1].split(' ')
+      const second = await cli(next)
+      expect(second.code).toBe(0)
+      expect(second.stderr).toMatch(/^Page 2 of/)
+      const snapshot = /snapshot (\S+)/.exec(first.stderr)![1]
+      expect(second.stderr).toContain(`snapshot ${snapshot}`)
+    })
+
+    it('prints the page body as it came under --json', async () => {
+      const result = await cli(['deposits', 'list', '--origin', 'QRCODE', '--per-page', '3', '--json'])
+      expect(result.code).toBe(0)
+      const page = JSON.parse(result.stdout)
+      expect(Object.keys(page).sort()).toEqual(['currentPage', 'data', 'perPage', 'snapshot', 'totalPages'])
+      expect(page).toMatchObject({currentPage: 1, perPage: 3})
+      expect(page.data).toHaveLength(3)
+      for (const row of page.data) expect(row.depositOrigin).toBe('QRCODE')
+    })
+
+    it('says the snapshot belongs to other filters, exit 5', async () => {
+      const first = JSON.parse((await cli(['deposits', 'list', '--status', 'PAID', '--per-page', '5', '--json'])).stdout)
+      const other = await cli(['deposits', 'list', '--status', 'FAILED', '--per-page', '5', '--snapshot', first.snapshot, '--page', '2'])
+      expect(other.code).toBe(5)
+      expect(other.stderr).toContain(`the snapshot ${first.snapshot} belongs to other filters or another --per-page`)
+    })
+
+    it('lists a deposit received by PIX key in the sandbox', async () => {
+      const made = await cli(['sandbox', 'deposit', '--amount', '990000', '--status', 'PENDING_COMPLIANCE', '--json'])
+      expect(made.code).toBe(0)
+      const {id} = JSON.parse(made.stdout)
+      const page = JSON.parse((await cli(['deposits', 'list', '--origin', 'PIX_KEY', '--status', 'PENDING_COMPLIANCE', '--from', '1h', '--json'])).stdout)
+      expect(page.data.map((row: {id: string}) => row.id)).toContain(id)
+    })
+
+    it.each([
+      [['--status', 'SETTLED'], /Expected --status=SETTLED to be one of/],
+      [['--origin', 'CASH'], /Expected --origin=CASH to be one of/],
+      [['--from', 'yesterday'], /--from must be an ISO date-time with a time of day/],
+      [['--to', '2026-11-20'], /--to must be an ISO date-time with a time of day/],
+      [['--min-amount', '1.5'], /--min-amount takes integer cents, not a decimal: 1.5 is --min-amount 150/],
+      [['--max-amount', '10000001'], /--max-amount must be from 1 to 10000000 cents/],
+      [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed maxAmount/],
+      [['--from', '1d', '--to', '2d'], /--from must not be after endDate/],
+      [['--per-page', '0'], /Expected an integer greater than or equal to 1/],
+      [['--page', '2', '--all'], /--page=2 cannot also be provided when using --all/],
+      [['--output', 'csv'], /All of the following must be provided when using --output: --all/],
+    ])('refuses %j with exit 2 and sends nothing', async (args, message) => {
+      const before = await stats(sandbox.baseUrl)
+      const result = await cli(['deposits', 'list', ...args])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr.trim().split('\n')).toHaveLength(1)
+      expect(result.stderr).toMatch(message)
+      expect((await stats(sandbox.baseUrl)).requests).toBe(before.requests)
+    })
+
+    it('lets the gateway refuse a perPage over 100 (exit 5), as the client checks only positive integers', async () => {
+      const result = await cli(['deposits', 'list', '--per-page', '101'])
+      expect(result.code).toBe(5)
+      expect(result.stderr).toContain('perPage must be from 1 to 100')
+    })
+  })
+})

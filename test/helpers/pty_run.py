@@ -1,0 +1,70 @@
+"""Runs a command in a pseudo-terminal of a fixed size, answers its prompts, and reports what it drew.
+
+Input (JSON on stdin): {"argv": [...], "env": {...}, "cols": 160, "rows": 50,
+  "steps": [{"expect": "regex", "send": "text"}, ...], "timeout": 20}
+Each step waits until the output written since the previous step matches `expect`, then types `send`.
+Output (JSON on stdout): {"output": "everything the command wrote", "code": exit status or null}
+"""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import sys
+import termios
+import time
+
+spec = json.load(sys.stdin)
+deadline = time.time() + spec.get("timeout", 20)
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
+
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", spec.get("rows", 50), spec.get("cols", 160), 0, 0))
+output = b""
+mark = 0
+
+
+def pump(wait):
+    global output
+    ready, _, _ = select.select([fd], [], [], wait)
+    if not ready:
+        return True
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        return False
+    if not chunk:
+        return False
+    output += chunk
+    return True
+
+
+alive = True
+for step in spec.get("steps", []):
+    pattern = re.compile(step["expect"])
+    while alive and not pattern.search(output[mark:].decode("utf8", "replace")):
+        if time.time() > deadline:
+            break
+        alive = pump(0.05)
+    mark = len(output)
+    if alive and "send" in step:
+        os.write(fd, step["send"].encode())
+
+# Drain until the terminal closes (the command exited) or time runs out.
+while alive and time.time() < deadline:
+    alive = pump(0.1)
+
+code = None
+while time.time() < deadline + 2:
+    finished, status = os.waitpid(pid, os.WNOHANG)
+    if finished:
+        code = os.waitstatus_to_exitcode(status)
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+json.dump({"output": output.decode("utf8", "replace"), "code": code}, sys.stdout)
