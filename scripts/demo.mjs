@@ -15,16 +15,20 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !ke
 env.GATEWAY_CONFIG_DIR = join(home, 'config')
 const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (text) => `\u001B[1m${text}\u001B[22m` : (text) => text
 
-/** Runs `gateway ...args` as a user would, showing the command first; answers what it printed. */
-function gateway(args, {extraEnv = {}, show = true} = {}) {
+/**
+ * Runs `gateway ...args` as a user would, showing the command first. With `capture`, answers what
+ * it printed on stdout (and still shows it); otherwise its output goes straight to the terminal.
+ */
+function gateway(args, {extraEnv = {}, capture = false} = {}) {
   const shown = Object.entries(extraEnv).map(([key]) => `${key}=*** `).join('')
-  console.log(`\n${bold(`$ ${shown}gateway ${args.join(' ')}`)}`)
+  const quoted = args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg}'`))
+  console.log(`\n${bold(`$ ${shown}gateway ${quoted.join(' ')}`)}`)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {env: {...env, ...extraEnv}, stdio: ['inherit', 'pipe', 'inherit']})
+    const child = spawn(process.execPath, [bin, ...args], {env: {...env, ...extraEnv}, stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit']})
     let out = ''
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       out += chunk
-      if (show) process.stdout.write(chunk)
+      process.stdout.write(chunk)
     })
     child.on('error', reject)
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`gateway ${args[0]} ${args[1] ?? ''} exited ${code}`))))
@@ -55,7 +59,7 @@ try {
     '--customer-name', 'Maria Silva', '--customer-document', '529.982.247-25', '--customer-email', 'maria@example.com',
     '--item', 'title=T-shirt,unitPrice=2990,quantity=2', '--item', 'title=Cap,unitPrice=2000',
     '--metadata', 'order=4711', '--qr',
-  ])
+  ], {capture: true})
   const id = /ID:\s+([0-9a-f-]{36})/.exec(created)?.[1]
   if (!id) throw new Error('tx create printed no id')
 

@@ -1,4 +1,4 @@
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import type Conf from 'conf'
@@ -33,8 +33,10 @@ type Stores = {
 
 /**
  * The profiles, their secrets and their cached tokens, in three JSON files of mode 0600 inside a
- * folder of mode 0700. Every change happens under one lock file, so concurrent processes never
- * interleave their read-modify-write cycles.
+ * folder of mode 0700. Every change goes through conf, under one lock file, so concurrent processes
+ * never interleave their read-modify-write cycles. Reads parse the same files directly: conf loads
+ * a JSON-schema validator at import (~70 ms), which a cron job that only reads its cached token
+ * should not pay on every run.
  */
 export class ProfileStore {
   readonly dir: string
@@ -48,6 +50,18 @@ export class ProfileStore {
     return ['config.json', 'credentials.json', 'tokens.json'].map((name) => join(this.dir, name))
   }
 
+  /** One file's content as conf wrote it; a missing file is empty. */
+  private read<T>(configName: 'config' | 'credentials' | 'tokens'): Record<string, T> {
+    try {
+      const value = JSON.parse(readFileSync(join(this.dir, `${configName}.json`), 'utf8')) as unknown
+      return value && typeof value === 'object' ? (value as Record<string, T>) : {}
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      throw new Error(`cannot read ${join(this.dir, `${configName}.json`)}: ${(error as Error).message}`)
+    }
+  }
+
+  /** The conf stores, for changes. */
   private async open(): Promise<Stores> {
     if (this.stores) return this.stores
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
@@ -75,23 +89,19 @@ export class ProfileStore {
   }
 
   async profile(name: string): Promise<ProfileSettings | undefined> {
-    const {profiles} = await this.open()
-    return profiles.get(name)
+    return own(this.read<ProfileSettings>('config'), name)
   }
 
   async profileNames(): Promise<string[]> {
-    const {profiles} = await this.open()
-    return Object.keys(profiles.store)
+    return Object.keys(this.read<ProfileSettings>('config'))
   }
 
   async secret(name: string): Promise<string | undefined> {
-    const {credentials} = await this.open()
-    return credentials.get(name)?.clientSecret
+    return own(this.read<{clientSecret: string}>('credentials'), name)?.clientSecret
   }
 
   async token(name: string): Promise<StoredToken | undefined> {
-    const {tokens} = await this.open()
-    return tokens.get(name)
+    return own(this.read<StoredToken>('tokens'), name)
   }
 
   /** Call inside `locked`. */
@@ -133,4 +143,9 @@ export class ProfileStore {
       credentials,
     }
   }
+}
+
+/** A profile's entry, never one inherited from Object.prototype ("constructor", "__proto__"). */
+function own<T>(record: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(record, name) ? record[name] : undefined
 }
