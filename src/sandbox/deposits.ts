@@ -266,9 +266,9 @@ function recordIn(spec: RecordSpec): Transaction {
 }
 
 /** Makes the record and stores it, frozen as the store's copy-on-write expects. */
-function addRecord(store: RecordStore, spec: RecordSpec, live: boolean): Readonly<Transaction> {
+function addRecord(store: RecordStore, spec: RecordSpec): Readonly<Transaction> {
   const data = Object.freeze(recordIn(spec))
-  store.insert({id: spec.id, origin: spec.origin, createdAtMs: spec.createdAtMs, data, live})
+  store.insert({id: spec.id, origin: spec.origin, createdAtMs: spec.createdAtMs, data})
   return data
 }
 
@@ -331,7 +331,7 @@ export function depositRoutes(state: SandboxState): Route[] {
           createdAtMs: nowMs,
           nextStepMs: () => nowMs,
         }
-        const data = addRecord(store, spec, true)
+        const data = addRecord(store, spec)
         sendJson(res, 201, {...lookupView(data, nowMs), depositOrigin: 'PIX_KEY'})
       },
     },
@@ -442,6 +442,6 @@ export function seedDeposits(state: SandboxState, count: number): void {
       return atMs
     }
     const amount = Math.round(10 ** (2 + random() * 5))
-    addRecord(store, {id: seededUuid(random), origin, amount, status, createdAtMs, nextStepMs, random}, false)
+    addRecord(store, {id: seededUuid(random), origin, amount, status, createdAtMs, nextStepMs, random})
   }
 }

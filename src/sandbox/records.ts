@@ -14,8 +14,6 @@ export interface RecordEntry {
   /** Create requests only: the key and a digest of the body, for idempotent replays. */
   readonly idempotencyKey?: string
   readonly requestDigest?: string
-  /** Created through the API (true) or seeded (false). */
-  readonly live: boolean
 }
 
 /**

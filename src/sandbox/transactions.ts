@@ -103,7 +103,6 @@ async function createEntry(state: SandboxState, request: CreateTransactionBody, 
     data: Object.freeze(data),
     idempotencyKey: request.idempotencyKey,
     requestDigest: digest,
-    live: true,
   })
 }
 
@@ -208,8 +207,15 @@ export function transactionRoutes(state: SandboxState): Route[] {
     {
       method: 'GET',
       path: '/core/transaction/:id',
-      handler({res, params}) {
-        sendJson(res, 200, lookupView(entryFor(store, params.id).data, state.now()))
+      async handler({res, params}) {
+        let entry = entryFor(store, params.id)
+        // Seeded records carry the BR Code only: draw its image the first time one is looked up.
+        const pix = entry.data.pixResponse
+        if (pix && !pix.qrCodeBase64) {
+          const qrCodeBase64 = await qrPngDataUri(pix.uri)
+          entry = store.update(entry.id, (data) => ({...data, pixResponse: {...pix, ...data.pixResponse, qrCodeBase64}}))!
+        }
+        sendJson(res, 200, lookupView(entry.data, state.now()))
       },
     },
     ...ACTIONS.map(controlRoute),

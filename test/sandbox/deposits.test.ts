@@ -156,6 +156,15 @@ describe('GET /core/deposit over a seeded sandbox', () => {
     }
   })
 
+  it('draws the QR image of a seeded QR-code deposit when it is looked up', async () => {
+    const seeded = all.find((deposit) => deposit.depositOrigin === 'QRCODE')!
+    const response = await fetch(`${sandbox.baseUrl}/core/transaction/${seeded.id}`, {headers: {authorization: `Bearer ${await tokenFor(sandbox.baseUrl)}`}})
+    expect(response.status).toBe(200)
+    const record = (await response.json()) as Transaction
+    expect(record.pixResponse?.uri).toBe(seeded.pixResponse?.uri)
+    expect(record.pixResponse?.qrCodeBase64).toMatch(/^data:image\/png;base64,iVBORw0KGgo/)
+  })
+
   it('answers deposit items: no customer, seller, product or infraction fields, with depositOrigin', () => {
     for (const field of ['customer', 'seller', 'isInfoProduct', 'address', 'items', 'metadata', 'infractionDate', 'infractionAmount']) {
       expect(all.filter((deposit) => field in deposit)).toEqual([])

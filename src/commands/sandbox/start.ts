@@ -45,6 +45,8 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       process.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients})}\n`)
     } else {
       this.out(`Sandbox listening on ${this.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
+      if (flags['seed-deposits']) this.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
+      if (flags['auto-pay']) this.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
       this.out('Clients:')
       for (const client of clients) this.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
       this.out('Log in with:')

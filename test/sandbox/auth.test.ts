@@ -1,0 +1,125 @@
+import {SignJWT} from 'jose'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {control, startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+const FORM = {'content-type': 'application/x-www-form-urlencoded'}
+const good = {grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox-secret'}
+
+describe('POST /auth/token', () => {
+  let sandbox: Sandbox
+  const post = (body: string, headers: Record<string, string> = FORM) => fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', headers, body})
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({tokenTtlSec: 600})
+  })
+  afterAll(() => sandbox.close())
+
+  it('answers every documented field, expires_in as a Unix timestamp, scope comma-separated', async () => {
+    const before = Math.floor(Date.now() / 1000)
+    const response = await post(form(good))
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(Object.keys(body).sort()).toEqual(
+      ['access_token', 'expires_in', 'expires_in_sec', 'not-before-policy', 'refresh_expires_in', 'scope', 'token_type'].sort(),
+    )
+    expect(body.token_type).toBe('Bearer')
+    expect(body.expires_in_sec).toBe(600)
+    expect(body.expires_in).toBeGreaterThanOrEqual(before + 600)
+    expect(body.expires_in).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 600)
+    expect(String(body.scope).split(',')).toEqual(['transaction', 'deposit', 'withdraw', 'resend_dispatcher'])
+    const [header, payload] = String(body.access_token).split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()))
+    expect(header).toMatchObject({alg: 'HS256', typ: 'JWT'})
+    expect(payload).toMatchObject({sub: 'sandbox', iss: 'gateway-sandbox', exp: body.expires_in})
+  })
+
+  it('gives sandbox-limited every scope but resend_dispatcher', async () => {
+    const body = (await (await post(form({...good, client_id: 'sandbox-limited'}))).json()) as {scope: string}
+    expect(body.scope.split(',')).not.toContain('resend_dispatcher')
+    expect(body.scope.split(',')).toContain('transaction')
+  })
+
+  it.each([
+    ['a missing client_secret', form({grant_type: 'client_credentials', client_id: 'sandbox'}), FORM, 'client_secret is required'],
+    ['a missing client_id', form({grant_type: 'client_credentials', client_secret: 'x'}), FORM, 'client_id is required'],
+    ['a missing grant_type', form({client_id: 'sandbox', client_secret: 'sandbox-secret'}), FORM, 'grant_type is required'],
+    ['another grant_type', form({...good, grant_type: 'password'}), FORM, 'grant_type must be client_credentials'],
+    ['a JSON body', JSON.stringify(good), {'content-type': 'application/json'}, 'must be form-encoded'],
+  ])('answers 400 for %s', async (_, body, headers, message) => {
+    const response = await post(body, headers)
+    expect(response.status).toBe(400)
+    const error = (await response.json()) as {statusCode: number; error: string; message: string | string[]}
+    expect(error).toMatchObject({statusCode: 400, error: 'Bad Request'})
+    expect([error.message].flat().join(' ')).toContain(message)
+  })
+
+  it.each([
+    ['a wrong secret', {...good, client_secret: 'nope'}],
+    ['an unknown client', {...good, client_id: 'stranger'}],
+  ])('answers 401 for %s', async (_, fields) => {
+    const response = await post(form(fields))
+    expect(response.status).toBe(401)
+    expect(await response.json()).toEqual({statusCode: 401, error: 'Unauthorized', message: 'invalid client credentials'})
+  })
+
+  it('answers 502 while the identity provider is told to fail', async () => {
+    await control(sandbox.baseUrl, '/_sandbox/auth/idp', {fail: true})
+    try {
+      expect((await post(form(good))).status).toBe(502)
+    } finally {
+      await control(sandbox.baseUrl, '/_sandbox/auth/idp', {fail: false})
+    }
+    expect((await post(form(good))).status).toBe(200)
+  })
+})
+
+describe('the bearer on every other route', () => {
+  let sandbox: Sandbox
+  const lookup = (authorization?: string) =>
+    fetch(`${sandbox.baseUrl}/core/transaction/00000000-0000-4000-8000-000000000000`, {headers: authorization ? {authorization} : {}})
+  const message = async (response: Response) => ((await response.json()) as {message: string}).message
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({tokenTtlSec: 1})
+  })
+  afterAll(() => sandbox.close())
+
+  it('accepts a valid token', async () => {
+    expect((await lookup(`Bearer ${await tokenFor(sandbox.baseUrl)}`)).status).toBe(404)
+  })
+
+  it('answers 401 without a token, or with another scheme', async () => {
+    const missing = await lookup()
+    expect(missing.status).toBe(401)
+    expect(await message(missing)).toContain('missing bearer token')
+    expect((await lookup('Basic c2FuZGJveDpzYW5kYm94LXNlY3JldA==')).status).toBe(401)
+  })
+
+  it('answers 401 for a forged token', async () => {
+    const forged = await new SignJWT({scope: 'transaction'})
+      .setProtectedHeader({alg: 'HS256'})
+      .setIssuer('gateway-sandbox')
+      .setSubject('sandbox')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('a key the sandbox never made, 32 bytes long'))
+    const response = await lookup(`Bearer ${forged}`)
+    expect(response.status).toBe(401)
+    expect(await message(response)).toBe('invalid access token')
+  })
+
+  it('answers 401 for an expired token', async () => {
+    const token = await tokenFor(sandbox.baseUrl)
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const response = await lookup(`Bearer ${token}`)
+    expect(response.status).toBe(401)
+    expect(await message(response)).toBe('the access token has expired')
+  })
+
+  it('answers 401 for every token issued before a revocation', async () => {
+    const token = await tokenFor(sandbox.baseUrl)
+    await control(sandbox.baseUrl, '/_sandbox/auth/revoke')
+    expect((await lookup(`Bearer ${token}`)).status).toBe(401)
+    expect((await lookup(`Bearer ${await tokenFor(sandbox.baseUrl)}`)).status).toBe(404)
+  })
+})
