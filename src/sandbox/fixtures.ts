@@ -2,7 +2,7 @@ import {randomInt} from 'node:crypto'
 
 import {generateCpf, generatePixPayload} from '@brazilian-utils/brazilian-utils'
 
-import type {AccountHolder} from '../api/types.js'
+import type {AccountHolder, PaymentReceiptUrl} from '../api/types.js'
 
 /** The sandbox's merchant: the receiver of every payment and the owner of the QR codes' key. */
 export const MERCHANT = {
@@ -95,6 +95,7 @@ export async function qrPngDataUri(text: string): Promise<string> {
   return QRCode.toDataURL(text, {errorCorrectionLevel: 'M', margin: 2, scale: 4, type: 'image/png'})
 }
 
-export function receiptUrl(id: string, kind: 'payment' | 'refund'): string {
-  return `https://receipts.sandbox.example/${kind}/${id}.pdf`
+/** A receipt of a payment or a refund, whose link lasts a week. */
+export function receipt(id: string, kind: 'payment' | 'refund', atMs: number): PaymentReceiptUrl {
+  return {url: `https://receipts.sandbox.example/${kind}/${id}.pdf`, expirationDate: new Date(atMs + 7 * 86_400_000).toISOString()}
 }

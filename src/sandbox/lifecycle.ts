@@ -1,5 +1,5 @@
 import type {Transaction} from '../api/types.js'
-import {endToEndId, payerFor, receiptUrl, receiver, type Random} from './fixtures.js'
+import {endToEndId, payerFor, receipt, receiver, type Random} from './fixtures.js'
 import {HttpError} from './http.js'
 
 export type Action = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
@@ -34,6 +34,13 @@ export function withStatuses(data: Readonly<Transaction>, statuses: readonly str
   return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at}
 }
 
+/** The part of what was paid that a refund or an infraction takes: all of it unless told otherwise. */
+function partOfPaid(data: Readonly<Transaction>, amount: number | undefined): number {
+  const paid = data.amountPaid ?? data.amount
+  if (amount !== undefined && amount > paid) throw new HttpError(422, `amount must not exceed the amount paid (${paid})`)
+  return amount ?? paid
+}
+
 /**
  * Moves a record one step through its life, filling what the step implies. Throws a 409 for a step
  * its status does not allow, and a 422 for an amount out of bounds.
@@ -65,31 +72,21 @@ export function transition(data: Readonly<Transaction>, action: Action, atMs: nu
         payer,
         receiver,
         feeAmount: Math.max(1, Math.round(paid * 0.0099)),
-        paymentReceipt: {url: receiptUrl(data.id, 'payment'), expirationDate: new Date(atMs + 7 * 86_400_000).toISOString()},
+        paymentReceipt: receipt(data.id, 'payment', atMs),
         errorMessage: null,
       }
     }
-    case 'refund': {
-      const refunded = amount ?? data.amountPaid ?? data.amount
-      if (refunded > (data.amountPaid ?? data.amount)) {
-        throw new HttpError(422, `amount must not exceed the amount paid (${data.amountPaid ?? data.amount})`)
-      }
+    case 'refund':
       return {
         ...next,
-        refundAmount: refunded,
+        refundAmount: partOfPaid(data, amount),
         refundDate: at,
         endToEndRefund: endToEndId(data.receiver?.bankAccount.ispb ?? receiver.bankAccount.ispb, atMs, 'D'),
-        refundReceipt: {url: receiptUrl(data.id, 'refund'), expirationDate: new Date(atMs + 7 * 86_400_000).toISOString()},
+        refundReceipt: receipt(data.id, 'refund', atMs),
         errorMessageRefund: null,
       }
-    }
-    case 'infraction': {
-      const disputed = amount ?? data.amountPaid ?? data.amount
-      if (disputed > (data.amountPaid ?? data.amount)) {
-        throw new HttpError(422, `amount must not exceed the amount paid (${data.amountPaid ?? data.amount})`)
-      }
-      return {...next, infractionAmount: disputed, infractionDate: at}
-    }
+    case 'infraction':
+      return {...next, infractionAmount: partOfPaid(data, amount), infractionDate: at}
     case 'block':
       return next
     case 'fail':
