@@ -46,10 +46,6 @@ export class ProfileStore {
     this.dir = dir
   }
 
-  get files(): string[] {
-    return ['config.json', 'credentials.json', 'tokens.json'].map((name) => join(this.dir, name))
-  }
-
   /** One file's content as conf wrote it; a missing file is empty. */
   private read<T>(configName: 'config' | 'credentials' | 'tokens'): Record<string, T> {
     try {
@@ -90,10 +86,6 @@ export class ProfileStore {
 
   async profile(name: string): Promise<ProfileSettings | undefined> {
     return own(this.read<ProfileSettings>('config'), name)
-  }
-
-  async profileNames(): Promise<string[]> {
-    return Object.keys(this.read<ProfileSettings>('config'))
   }
 
   async secret(name: string): Promise<string | undefined> {

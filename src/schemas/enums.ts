@@ -27,11 +27,6 @@ export type DepositOrigin = (typeof DEPOSIT_ORIGINS)[number]
 
 export const PAYMENT_METHODS = ['PIX'] as const
 
-export const NOTIFICATION_STATUSES = ['RECEIVED', 'SENT', 'FAILED', 'ERROR'] as const
-
-/** The DICT key types (decisions.md). */
-export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'] as const
-
 export const LIMITS = {
   amount: {min: 1, max: 10_000_000},
   code: {min: 8, max: 255},
@@ -40,7 +35,6 @@ export const LIMITS = {
   title: {min: 2, max: 150},
   description: {min: 2, max: 255},
   perPage: {min: 1, max: 100, default: 20},
-  resendTags: {max: 10},
   address: {
     complement: {min: 2, max: 150},
     number: {min: 1, max: 10},
