@@ -82,6 +82,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   public override async init(): Promise<void> {
     await super.init()
+    // The reader of stdout went away (`| head`): there is no one left to write for. Stop quietly,
+    // as Unix tools do, instead of failing with EPIPE.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(ExitCode.Ok)
+      throw error
+    })
     this.term = detectTerminal()
     this.paint = painter(this.term.color)
     const {args, flags} = await this.parse({

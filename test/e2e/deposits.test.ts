@@ -1,7 +1,9 @@
+import {spawn} from 'node:child_process'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {recordsOf} from '../../src/sandbox/records.js'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {BIN, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
 import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 /** A small RFC 4180 reader, to check the export as a spreadsheet would read it. */
@@ -95,6 +97,16 @@ describe('deposits list, end to end', () => {
         expect(rows.map((row) => row.id)).toEqual(want)
         expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length)
       }
+    })
+
+    it('stops quietly, exit 0, when the reader of stdout goes away (| head)', async () => {
+      const child = spawn(process.execPath, [BIN, 'deposits', 'list', '--all', '--per-page', '10'], {env: cleanEnv(env)})
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.stdout.once('data', () => child.stdout.destroy())
+      const code = await new Promise((resolve) => child.on('close', resolve))
+      expect(code).toBe(0)
+      expect(stderr).toBe('')
     })
 
     it('stays on one snapshot while deposits arrive during the export', async () => {
