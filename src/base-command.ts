@@ -1,10 +1,11 @@
-import {Command, Errors, Flags, Interfaces} from '@oclif/core'
+import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
-import {ExitCode, GatewayError} from './api/errors.js'
+import {ExitCode, GatewayError, UsageError} from './api/errors.js'
 import type {Session} from './api/profile.js'
 import {scrub} from './api/redact.js'
 import {parseDuration} from './render/duration.js'
 import {detectTerminal, jsonText, painter, type Terminal} from './render/output.js'
+import {UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -18,6 +19,15 @@ export const durationFlag = Flags.custom<number>({
     return ms
   },
 })
+
+/** The ID argument of the commands that name one transaction. */
+export const transactionIdArg = Args.string({description: 'Transaction id (a UUID).', required: true})
+
+/** Refuses an id that is not a UUID before anything is sent (the gateway would answer 422). */
+export function requireTransactionId(id: string): string {
+  if (!UUID_PATTERN.test(id)) throw new UsageError(`ID must be a UUID, e.g. 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11; got "${id}"`)
+  return id
+}
 
 /**
  * The exit codes, in one place (the README's table is the same list):

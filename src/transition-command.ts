@@ -1,11 +1,9 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
-import {UsageError} from './api/errors.js'
 import type {SandboxAction} from './api/gateway.js'
 import type {Transaction} from './api/types.js'
-import {BaseCommand} from './base-command.js'
-import {parseCents} from './render/money.js'
-import {UUID_PATTERN} from './schemas/enums.js'
+import {BaseCommand, requireTransactionId, transactionIdArg} from './base-command.js'
+import {requireCents} from './render/money.js'
 
 /** The --amount of the life-cycle controls that take one. */
 export const transitionAmountFlag = (description: string) => Flags.string({description, helpValue: '<cents>'})
@@ -16,21 +14,15 @@ export const transitionAmountFlag = (description: string) => Flags.string({descr
  */
 export abstract class TransitionCommand extends BaseCommand<typeof TransitionCommand> {
   static override args = {
-    id: Args.string({description: 'Transaction id (a UUID).', required: true}),
+    id: transactionIdArg,
   }
 
   protected abstract readonly action: SandboxAction
 
   async run(): Promise<Transaction | undefined> {
-    const {id} = this.args
-    if (!UUID_PATTERN.test(id)) throw new UsageError(`ID must be a UUID; got "${id}"`)
+    const id = requireTransactionId(this.args.id)
     const raw = (this.flags as {amount?: string}).amount
-    let amount: number | undefined
-    if (raw !== undefined) {
-      const parsed = parseCents(raw, '--amount')
-      if (!parsed.ok) throw new UsageError(parsed.message)
-      amount = parsed.cents
-    }
+    const amount = raw === undefined ? undefined : requireCents(raw, '--amount')
     const session = await this.openSession()
     const {GatewayApi} = await import('./api/gateway.js')
     const record = await new GatewayApi(session.client).sandboxTransition(id, this.action, amount === undefined ? {} : {amount})

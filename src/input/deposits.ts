@@ -1,6 +1,5 @@
 import type {DepositListQuery} from '../api/gateway.js'
-import {UsageError} from '../api/errors.js'
-import {parseCents} from '../render/money.js'
+import {requireCents} from '../render/money.js'
 
 export interface DepositFlags {
   status?: string[]
@@ -40,12 +39,7 @@ export function resolveDate(input: string, now: number = Date.now()): string {
   return new Date(now - Number(relative[1]) * UNIT_MS[relative[2].toLowerCase()]).toISOString()
 }
 
-function amount(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined
-  const parsed = parseCents(value, flag)
-  if (!parsed.ok) throw new UsageError(parsed.message)
-  return parsed.cents
-}
+const amount = (value: string | undefined, flag: string) => (value === undefined ? undefined : requireCents(value, flag))
 
 /** Builds the deposit query from the flags; page and perPage default to 1 and 20 (decisions.md). */
 export function buildDepositQuery(flags: DepositFlags, now: number = Date.now()): DepositListQuery {

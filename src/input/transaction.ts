@@ -1,5 +1,5 @@
 import {UsageError} from '../api/errors.js'
-import {parseCents} from '../render/money.js'
+import {requireCents} from '../render/money.js'
 
 /** The flags of `tx create`, as oclif parsed them. */
 export interface CreateFlags {
@@ -88,9 +88,7 @@ export function parseItem(input: string, position: number): Record<string, unkno
     }
     if (key in item) throw new UsageError(`${flag} gives ${key} twice`)
     if (key === 'unitPrice') {
-      const cents = parseCents(value, `${flag} unitPrice`)
-      if (!cents.ok) throw new UsageError(cents.message)
-      item[key] = cents.cents
+      item[key] = requireCents(value, `${flag} unitPrice`)
     } else if (key === 'quantity') {
       if (!/^\d+$/.test(value)) throw new UsageError(`${flag} quantity must be an integer from 1 to 100, got "${value}"`)
       item[key] = Number(value)
@@ -135,9 +133,7 @@ function overlay(base: Record<string, unknown>, key: string, fields: Record<stri
 export function buildCreateBody(flags: CreateFlags, base: Record<string, unknown> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {...base}
   if (flags.amount !== undefined) {
-    const amount = parseCents(flags.amount, '--amount')
-    if (!amount.ok) throw new UsageError(amount.message)
-    body.amount = amount.cents
+    body.amount = requireCents(flags.amount, '--amount')
   }
   body.paymentMethod ??= 'PIX'
   if (flags['external-code'] !== undefined) body.externalCode = flags['external-code']

@@ -1,5 +1,7 @@
 import {formatCurrency} from '@brazilian-utils/brazilian-utils/format-currency'
 
+import {UsageError} from '../api/errors.js'
+
 /** Integer cents as BRL for people: 123456 becomes "R$ 1.234,56". JSON keeps cents. */
 export function brl(cents: number | undefined | null): string {
   if (cents === undefined || cents === null || !Number.isFinite(cents)) return '-'
@@ -21,4 +23,11 @@ export function parseCents(input: string, flag: string): CentsParse {
     return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} is ${flag} ${cents}`}
   }
   return {ok: false, message: `${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`}
+}
+
+/** An amount flag as integer cents, or the usage error (exit 2) that says why it is not one. */
+export function requireCents(input: string, flag: string): number {
+  const parsed = parseCents(input, flag)
+  if (!parsed.ok) throw new UsageError(parsed.message)
+  return parsed.cents
 }

@@ -1,9 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../../api/errors.js'
 import type {Deposit} from '../../api/types.js'
 import {BaseCommand} from '../../base-command.js'
-import {parseCents} from '../../render/money.js'
+import {requireCents} from '../../render/money.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 
 export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
@@ -23,11 +22,10 @@ export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
   }
 
   async run(): Promise<Deposit | undefined> {
-    const amount = parseCents(this.flags.amount, '--amount')
-    if (!amount.ok) throw new UsageError(amount.message)
+    const amount = requireCents(this.flags.amount, '--amount')
     const session = await this.openSession()
     const {GatewayApi} = await import('../../api/gateway.js')
-    const deposit = await new GatewayApi(session.client).sandboxDeposit({amount: amount.cents, status: this.flags.status})
+    const deposit = await new GatewayApi(session.client).sandboxDeposit({amount, status: this.flags.status})
     if (this.jsonEnabled()) return deposit as Deposit
     const {brl} = await import('../../render/money.js')
     this.out(`${this.paint('green', '✓')} Deposit ${deposit.id}: ${brl(deposit.amount)} by PIX key, ${deposit.status}`)

@@ -1,9 +1,9 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
-import {UnavailableError, RateLimitError, UsageError, WatchSettledError, WatchTimeoutError} from '../../api/errors.js'
+import {UnavailableError, RateLimitError, WatchSettledError, WatchTimeoutError} from '../../api/errors.js'
 import type {Transaction} from '../../api/types.js'
-import {BaseCommand, durationFlag} from '../../base-command.js'
-import {FINAL_STATUSES, TRANSACTION_STATUSES, UUID_PATTERN} from '../../schemas/enums.js'
+import {BaseCommand, durationFlag, requireTransactionId, transactionIdArg} from '../../base-command.js'
+import {FINAL_STATUSES, TRANSACTION_STATUSES} from '../../schemas/enums.js'
 
 const REQUEST_TIMEOUT_MS = 30_000
 const WATCH_TIMEOUT_MS = 600_000
@@ -23,7 +23,7 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
   ]
 
   static override args = {
-    id: Args.string({description: 'Transaction id (a UUID).', required: true}),
+    id: transactionIdArg,
   }
 
   static override flags = {
@@ -34,13 +34,13 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
   }
 
   async run(): Promise<Transaction | undefined> {
-    const {args, flags} = this
-    if (!UUID_PATTERN.test(args.id)) throw new UsageError(`ID must be a UUID, e.g. 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11; got "${args.id}"`)
+    const {flags} = this
+    const id = requireTransactionId(this.args.id)
     const requestTimeout = flags.watch ? REQUEST_TIMEOUT_MS : (flags.timeout ?? REQUEST_TIMEOUT_MS)
     const session = await this.openSession({timeoutMs: requestTimeout})
     const {GatewayApi} = await import('../../api/gateway.js')
     const api = new GatewayApi(session.client)
-    const record = flags.watch ? await this.watch(api, args.id) : await api.getTransaction(args.id)
+    const record = flags.watch ? await this.watch(api, id) : await api.getTransaction(id)
     if (this.jsonEnabled()) return record
     const {transactionLines} = await import('../../render/transaction.js')
     for (const line of transactionLines(record, this.paint)) this.out(line)
