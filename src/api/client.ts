@@ -138,18 +138,18 @@ export class GatewayClient {
   async accessToken(stale?: string): Promise<StoredToken> {
     const store = this.tokens
     if (!store) throw new AuthError('no credentials: log in first with `gateway login`')
-    const fits = async (token: StoredToken | undefined) => {
-      if (!token || token.accessToken === stale || needsRenewal(token)) return false
-      if (token.baseUrl !== this.baseUrl) return false
-      const credentials = await store.credentials()
-      return !credentials || credentials.clientId === token.clientId
-    }
+    const credentials = await store.credentials()
+    /** Issued for this gateway and these credentials, and not the one just refused. */
+    const ours = (token: StoredToken | undefined): token is StoredToken =>
+      token !== undefined &&
+      token.accessToken !== stale &&
+      token.baseUrl === this.baseUrl &&
+      (!credentials || credentials.clientId === token.clientId)
     const cached = await store.read()
-    if (await fits(cached)) return this.remember(cached!)
+    if (ours(cached) && !needsRenewal(cached)) return this.remember(cached)
     return store.locked(async () => {
       const current = await store.read()
-      if (await fits(current)) return this.remember(current!)
-      const credentials = await store.credentials()
+      if (ours(current) && !needsRenewal(current)) return this.remember(current)
       if (!credentials) {
         throw new AuthError('not logged in: no client credentials are stored for this profile', {
           hint: 'Run `gateway login`, or set GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET.',
@@ -160,11 +160,7 @@ export class GatewayClient {
         token = await this.fetchToken(credentials)
       } catch (error) {
         // The gateway is down but the cached token still works: use it rather than fail.
-        const stillValid =
-          current && current.accessToken !== stale && !isExpired(current, Date.now() + 5000) && current.baseUrl === this.baseUrl
-        if (error instanceof UnavailableError && stillValid && current.clientId === credentials.clientId) {
-          return this.remember(current)
-        }
+        if (error instanceof UnavailableError && ours(current) && !isExpired(current, Date.now() + 5000)) return this.remember(current)
         throw error
       }
       await store.write(token)

@@ -1,4 +1,4 @@
-import type {AccountHolder, Deposit, Transaction} from '../api/types.js'
+import type {AccountHolder, Deposit, DocumentValue, Transaction} from '../api/types.js'
 import type {SandboxState} from './state.js'
 
 /**
@@ -95,6 +95,14 @@ function maskHolder(holder: AccountHolder | undefined): AccountHolder | undefine
   }
 }
 
+/** A customer or seller with its document masked, in the {value, type} shape lookups answer. */
+function maskParty<P extends {document: DocumentValue | string}>(party: P): P {
+  const {document} = party
+  const value = typeof document === 'string' ? document : document.value
+  const type = typeof document === 'string' ? 'CPF' : document.type
+  return {...party, document: {value: maskDocument(value), type}}
+}
+
 /** The history with the current status's duration counted up to `now`. */
 function liveHistory(data: Readonly<Transaction>, now: number): Transaction['statusHistory'] {
   const history = data.statusHistory
@@ -106,18 +114,8 @@ function liveHistory(data: Readonly<Transaction>, now: number): Transaction['sta
 /** The record as GET /core/transaction/{id} answers it: documents masked, durations up to now. */
 export function lookupView(data: Readonly<Transaction>, now: number): Transaction {
   const view: Transaction = {...data, statusHistory: liveHistory(data, now)}
-  if (data.customer) {
-    const document = data.customer.document
-    const value = typeof document === 'string' ? document : document.value
-    const type = typeof document === 'string' ? 'CPF' : document.type
-    view.customer = {...data.customer, document: {value: maskDocument(value), type}}
-  }
-  if (data.seller) {
-    const document = data.seller.document
-    const value = typeof document === 'string' ? document : document.value
-    const type = typeof document === 'string' ? 'CPF' : document.type
-    view.seller = {...data.seller, document: {value: maskDocument(value), type}}
-  }
+  if (data.customer) view.customer = maskParty(data.customer)
+  if (data.seller) view.seller = maskParty(data.seller)
   if (data.payer) view.payer = maskHolder(data.payer)
   if (data.receiver) view.receiver = maskHolder(data.receiver)
   return view

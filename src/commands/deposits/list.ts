@@ -100,7 +100,7 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
     if (page.snapshot) parts.push(`snapshot ${page.snapshot}`)
     let text = parts.join(' · ')
     if (page.currentPage < page.totalPages) {
-      const next = pageCommand({...query, snapshot: page.snapshot ?? query.snapshot}, page.currentPage + 1, {
+      const next = pageCommand(onSnapshotOf(query, page), page.currentPage + 1, {
         bin: this.config.bin,
         profile: this.flags.profile,
         baseUrl: this.flags['base-url'],
@@ -113,7 +113,7 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
   /** The interactive pager: n next, p previous, q quit. Pages reuse the first page's snapshot and filters. */
   private async browse(api: GatewayApi, query: DepositListQuery, first: DepositPage): Promise<void> {
     const {readKeys} = await import('../../render/keys.js')
-    const pinned: DepositListQuery = {...query, snapshot: first.snapshot ?? query.snapshot}
+    const pinned = onSnapshotOf(query, first)
     let page = first
     const draw = async (notice = '') => {
       process.stdout.write('\u001B[2J\u001B[H')
@@ -143,7 +143,7 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
     const writer = new RecordWriter(process.stdout, format)
     const progress = this.term.spinner && process.stderr.isTTY
     let page = await this.fetchPage(api, {...query, page: 1})
-    const pinned: DepositListQuery = {...query, snapshot: page.snapshot ?? query.snapshot}
+    const pinned = onSnapshotOf(query, page)
     this.streaming = true
     await writer.begin()
     for (;;) {
@@ -155,4 +155,9 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
     await writer.end()
     if (progress) process.stderr.write('\n')
   }
+}
+
+/** The query for the other pages of a page's snapshot: the same filters and perPage, with its snapshot. */
+function onSnapshotOf(query: DepositListQuery, page: DepositPage): DepositListQuery {
+  return {...query, snapshot: page.snapshot ?? query.snapshot}
 }
