@@ -1,8 +1,9 @@
 /**
- * Key presses from the terminal, one at a time, in raw mode; the terminal is restored when the
- * consumer stops iterating.
+ * Key presses from the terminal, one at a time, in raw mode (no echo); the terminal is restored
+ * when the consumer stops iterating. `onReady` runs once raw mode is on, before the first key is
+ * awaited: a prompt written there cannot have anything typed after it echoed.
  */
-export async function* readKeys(): AsyncGenerator<string> {
+export async function* readKeys(onReady?: () => void): AsyncGenerator<string> {
   const {stdin} = process
   stdin.setRawMode(true)
   stdin.setEncoding('utf8')
@@ -16,6 +17,7 @@ export async function* readKeys(): AsyncGenerator<string> {
     wake?.()
   }
   stdin.on('data', onData)
+  onReady?.()
   try {
     for (;;) {
       while (queue.length > 0) yield queue.shift()!

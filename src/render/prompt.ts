@@ -15,34 +15,23 @@ export async function prompt(question: string, options: {hidden?: boolean} = {})
       rl.close()
     }
   }
-  return new Promise<string>((resolve) => {
-    let value = ''
-    // Echo goes off before the question shows, so nothing typed after it can appear on screen.
-    stdin.setRawMode(true)
-    stderr.write(question)
-    stdin.resume()
-    stdin.setEncoding('utf8')
-    const done = () => {
-      stdin.setRawMode(false)
-      stdin.pause()
-      stdin.off('data', onData)
-      stderr.write('\n')
-    }
-    const onData = (chunk: string) => {
-      for (const char of chunk) {
-        if (char === '\r' || char === '\n') {
-          done()
-          return resolve(value)
-        }
-        if (char === '\u0003') {
-          // Raw mode swallows Ctrl-C's signal: restore the terminal and leave as the signal would.
-          done()
-          process.exit(130)
-        }
-        if (char === '\u007F' || char === '\b') value = value.slice(0, -1)
-        else if (char >= ' ') value += char
+  const {readKeys} = await import('./keys.js')
+  let value = ''
+  let interrupted = false
+  try {
+    for await (const key of readKeys(() => stderr.write(question))) {
+      if (key === '\r' || key === '\n') break
+      if (key === '\u0003') {
+        interrupted = true
+        break
       }
+      if (key === '\u007F' || key === '\b') value = value.slice(0, -1)
+      else if (key >= ' ' && !key.startsWith('\u001B')) value += key
     }
-    stdin.on('data', onData)
-  })
+  } finally {
+    stderr.write('\n')
+  }
+  // Raw mode swallows Ctrl-C's signal: with the terminal restored, leave as the signal would.
+  if (interrupted) process.exit(130)
+  return value
 }

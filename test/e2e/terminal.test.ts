@@ -38,6 +38,15 @@ describe('in a terminal', () => {
     expect(result.output).not.toContain('sandbox-secret')
   })
 
+  it('leaves the secret prompt on Ctrl-C with exit 130, nothing echoed', async () => {
+    const result = await runInTerminal(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
+      env,
+      steps: [{expect: 'Client secret: ', send: 'half-typed\u0003'}],
+    })
+    expect(result.code).toBe(130)
+    expect(result.output).not.toContain('half-typed')
+  })
+
   it('pages through deposits with n, p and q, each page from the same snapshot', async () => {
     const before = await stats(sandbox.baseUrl)
     const result = await runInTerminal(['deposits', 'list', '--per-page', '20'], {
