@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {Created} from '../../api/gateway.js'
 import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
@@ -17,7 +18,8 @@ export interface TxCreateOptions {
   qrPng?: string
 }
 
-export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string}
+/** The created charge, its idempotency key, and `replayed` when the gateway answered an earlier request's record. */
+export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string; replayed?: true}
 
 /** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
 export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
@@ -49,8 +51,41 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
 
   const api = await ctx.api()
   const {withSpinner} = await import('../../output/spinner.js')
-  const created = await withSpinner(ctx.io, 'Creating the charge', () => api.createTransaction(checked.value))
-  const result = {...created, idempotencyKey}
+  const {journaled} = await import('../../journal/journaled.js')
+  const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
+  const request = checked.value
+  let sent: Created<CreateTransactionResponse>
+  try {
+    sent = await withSpinner(ctx.io, 'Creating the charge', () =>
+      journaled(
+        ctx,
+        {
+          command: 'tx create',
+          idempotencyKey,
+          amount: request.amount,
+          externalCode: request.externalCode,
+          request: {method: 'POST', path: TRANSACTION_PATH, body: request},
+          lookup: TRANSACTION_LOOKUP,
+        },
+        () => api.postTransaction(request),
+        ({record, replayed}) => ({id: record.id, status: record.status, replayed}),
+      ),
+    )
+  } catch (error) {
+    throw await unsettled(error, idempotencyKey, ctx)
+  }
+  let created = sent.record
+  if (sent.replayed) {
+    // The gateway answered the first request's record: its status then, not now. Look it up.
+    ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
+    try {
+      const current = await api.getTransaction(created.id)
+      created = {...created, status: current.status}
+    } catch (error) {
+      ctx.note(`Warning: its current status could not be read (${(error as Error).message}); the status shown is from when it was created.`)
+    }
+  }
+  const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
   if (options.qrPng) await writePng(options.qrPng, result, ctx)
   if (ctx.globals.json) return result
 
@@ -67,6 +102,29 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   }
   for (const line of createdLines(created, ctx.paint)) ctx.out(line)
   return result
+}
+
+/**
+ * A create whose outcome is unknown (rate limited, a 5xx, a lost connection, after the retries):
+ * the error goes out with the idempotency key to reuse, in --json too.
+ */
+async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
+  const {GatewayError} = await import('../../api/errors.js')
+  if (!(error instanceof GatewayError) || !error.retryable) return error
+  const {ReportedError} = await import('../../cli/errors.js')
+  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
+  const hinted = new Type(error.message, {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    retryable: true,
+    retryAfterMs: error.retryAfterMs,
+    attempts: error.attempts,
+    idempotencyKey,
+    cause: error.cause,
+    hint: `The charge may or may not exist. Retry it safely with --idempotency-key ${idempotencyKey} and the same fields, or run \`${ctx.bin} journal retry\`.`,
+  })
+  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
 }
 
 /** Refuses, before anything is sent, a path that cannot be written. */
