@@ -222,8 +222,8 @@ export class Journal {
       ...(outcome ? [JSON.stringify(outcome)] : []),
     ])
     const kept = lines.length > 0 ? `${lines.join('\n')}\n` : ''
-    // Rotating would free little: keep appending rather than churn archives.
-    if (Buffer.byteLength(kept) > this.maxBytes / 2) return
+    // Unless at least half the file is settled history, rotating would free little: keep appending.
+    if (Buffer.byteLength(kept) > size / 2) return
     const aside = `${this.path}.${process.pid}.tmp`
     await writeFile(aside, kept, {mode: 0o600})
     const handle = await open(aside, 'r+')
