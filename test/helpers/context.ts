@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {PassThrough, Readable} from 'node:stream'
+import {PassThrough, Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
 
 import {Config} from '@oclif/core'
@@ -22,15 +22,30 @@ export interface TestIOOptions {
   /** Keys "typed" in raw mode, for the pager and hidden prompts. */
   keys?: string[]
   env?: NodeJS.ProcessEnv
+  /**
+   * Called with each chunk written to stdout, before the write completes: the command waits for it
+   * (back-pressure), so a test can act at a known point of a stream, e.g. after the first page.
+   */
+  onStdout?: (chunk: string) => Promise<void> | void
 }
 
 /** Streams that keep what is written to them, and a stdin that holds `input`. */
 export function testIO(options: TestIOOptions = {}): IO & {stdoutText(): string; stderrText(): string} {
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
   let out = ''
   let err = ''
-  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+  const hook = options.onStdout
+  const stdout = hook
+    ? new Writable({
+        highWaterMark: 1,
+        write(chunk: Buffer, _encoding, callback) {
+          const text = chunk.toString('utf8')
+          out += text
+          Promise.resolve(hook(text)).then(() => callback(), callback)
+        },
+      })
+    : new PassThrough()
+  const stderr = new PassThrough()
+  if (stdout instanceof PassThrough) stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
   stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
   const tty = options.tty ?? {}
   const terminal = detectTerminal(
