@@ -30,6 +30,11 @@ export function requireTransactionId(id: string): string {
   return id
 }
 
+/** --json, saying what the one document on stdout holds for this command. */
+export function jsonFlag(holds: string) {
+  return Flags.boolean({description: `Print one JSON document on stdout: ${holds}. An error is {"error": {code, exitCode, message, ...}}.`, helpGroup: 'GLOBAL'})
+}
+
 /** The global flags every command takes. */
 export const globalFlags = {
   profile: Flags.string({
@@ -81,13 +86,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       })
     }
     this.ctx = given ?? (await processContext(this.config.bin))
-    const {args, flags} = await this.parse({
-      flags: this.ctor.flags,
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
-      enableJsonFlag: this.ctor.enableJsonFlag,
-      args: this.ctor.args,
-      strict: this.ctor.strict,
-    })
+    const flagInput = {...(super.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
+    let parsed: Awaited<ReturnType<typeof this.parse>>
+    try {
+      parsed = await this.parse({
+        flags: this.ctor.flags,
+        baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+        enableJsonFlag: this.ctor.enableJsonFlag,
+        args: this.ctor.args,
+        strict: this.ctor.strict,
+      })
+    } catch (error) {
+      // Every error of the parser is a usage error, said in the CLI's one style.
+      const {usageErrorFromParse} = await import('./cli/parse-errors.js')
+      throw usageErrorFromParse(error, [...Object.keys(flagInput), 'json'])
+    }
+    const {args, flags} = parsed
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
     const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean}
