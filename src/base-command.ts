@@ -5,7 +5,7 @@ import {CommandContext, processContext} from './cli/context.js'
 import {describeError, ExitCode, ReportedError, UsageError} from './cli/errors.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
-import {jsonText} from './output/terminal.js'
+import {jsonText} from './cli/terminal.js'
 import {UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>

@@ -2,7 +2,7 @@ import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transactio
 import {formatDuration} from '../input/duration.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'
-import type {Paint, Style} from '../output/terminal.js'
+import type {Paint, Style} from '../cli/terminal.js'
 
 
 const STATUS_STYLE: Record<string, Style> = {
