@@ -10,7 +10,8 @@ import {z} from 'zod'
 import {LIMITS} from './enums.js'
 
 /**
- * The field rules of the reference and decisions.md as zod schemas, each with a message a person
+ * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
+ * CNPJ, phone and name formats, https webhooks), as zod schemas, each with a message a person
  * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
  */
 
