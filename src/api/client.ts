@@ -24,7 +24,7 @@ export interface ClientOptions {
    * minutes, or twice the timeout when that is longer.
    */
   deadlineMs?: number
-  /** The first backoff ceiling (default 500 ms); it doubles with each retry, up to `maxDelayMs` (default 10 s). */
+  /** The first backoff ceiling (default 250 ms); it doubles with each retry, up to `maxDelayMs` (default 10 s). */
   baseDelayMs?: number
   maxDelayMs?: number
   /** How the client waits between attempts (tests make it instant). */
@@ -278,7 +278,7 @@ export class GatewayClient {
       mode,
       retries: this.retries,
       deadline: Date.now() + deadlineMs,
-      baseDelayMs: this.options.baseDelayMs ?? 500,
+      baseDelayMs: this.options.baseDelayMs ?? 250,
       maxDelayMs: this.options.maxDelayMs ?? 10_000,
       sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
       random: this.options.random ?? Math.random,

@@ -63,7 +63,7 @@ describe('retries in the client', () => {
   const body = (key: string) => ({amount: 1500, paymentMethod: 'PIX' as const, idempotencyKey: key, pix: {}})
 
   it('retries a GET after 500, 502, 503 and 504, with waits of full jitter under a doubling ceiling', async () => {
-    const {client, api, lines, waits} = make({random: () => 0.999})
+    const {client, api, lines, waits} = make({random: () => 0.999, baseDelayMs: 500})
     try {
       const {id} = await api.createTransaction(body(`retry-get-${Date.now()}`))
       for (const status of [500, 502, 503]) await fault('GET /core/transaction/:id', status, 1)

@@ -43,7 +43,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     )
     throw new UsageError(problems.join('\n'), {messages: problems})
   }
-  if (options.qrPng) await checkWritable(options.qrPng, '--qr-png')
+  if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = checked.value.idempotencyKey
   if (generatedKey && !ctx.globals.json) {
     ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
@@ -86,7 +86,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     }
   }
   const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
-  if (options.qrPng) await writePng(options.qrPng, result, ctx)
+  if (options.qrPng !== undefined) await writePng(options.qrPng, result, ctx)
   if (ctx.globals.json) return result
 
   const {createdLines} = await import('../../render/transaction.js')
@@ -127,18 +127,35 @@ async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandCon
   return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
 }
 
-/** Refuses, before anything is sent, a path that cannot be written. */
+/**
+ * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
+ * removed again when it did not exist), so a missing folder, a read-only file and a name the file
+ * system refuses are all caught while nothing has been charged.
+ */
 async function checkWritable(file: string, flag: string): Promise<void> {
-  const {access, stat, constants} = await import('node:fs/promises')
+  const {open, rm, stat} = await import('node:fs/promises')
   const {dirname, resolve} = await import('node:path')
+  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
   const path = resolve(file)
   const existing = await stat(path).catch(() => undefined)
   if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  const target = existing ? path : dirname(path)
   try {
-    await access(target, constants.W_OK)
-  } catch {
-    throw new UsageError(`${flag} ${file} cannot be written: ${existing ? 'the file is read-only' : `the folder ${dirname(path)} does not exist or is not writable`}`)
+    const handle = await open(path, 'a')
+    await handle.close()
+    if (!existing) await rm(path, {force: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? `the folder ${dirname(path)} does not exist or is not writable`
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? existing
+            ? 'the file is read-only'
+            : `the folder ${dirname(path)} does not exist or is not writable`
+          : code === 'ENAMETOOLONG'
+            ? 'the name is too long'
+            : (error as Error).message
+    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
   }
 }
 
