@@ -2,6 +2,8 @@ import type {Writable} from 'node:stream'
 
 import {stringify, type Options} from 'csv-stringify/sync'
 
+import {writeText} from './write.js'
+
 /**
  * CSV for spreadsheets and scripts, written by csv-stringify: a fixed header, RFC 4180 (CRLF
  * between records; a value holding a comma, a quote or a line break in quotes, its quotes
@@ -122,18 +124,6 @@ export class CsvWriter<T> {
   }
 
   private async send(text: string): Promise<void> {
-    if (this.out.write(text)) return
-    await new Promise<void>((resolve, reject) => {
-      const onDrain = () => {
-        this.out.off('error', onError)
-        resolve()
-      }
-      const onError = (error: Error) => {
-        this.out.off('drain', onDrain)
-        reject(error)
-      }
-      this.out.once('drain', onDrain)
-      this.out.once('error', onError)
-    })
+    await writeText(this.out, text)
   }
 }

@@ -31,7 +31,8 @@ function relative(iso: string, now: number): string {
   return left >= 0 ? ` (in ${formatDuration(left)})` : ` (${formatDuration(-left)} ago)`
 }
 
-function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
+/** "Label: value" lines, the values aligned; pairs without a value are left out. */
+export function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
   const present = pairs.filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')
   const width = Math.max(0, ...present.map(([label]) => label.length)) + 1
   return present.map(([label, value]) => `${indent}${`${label}:`.padEnd(width + 1)}${value}`)
