@@ -117,9 +117,16 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     it('replays with the same idempotency key and refuses the key with another body', async () => {
       const key = `order-${Date.now()}`
       const first = await create(['--amount', '1500', '--idempotency-key', key])
-      const again = await create(['--amount', '1500', '--idempotency-key', key])
-      expect(again.id).toBe(first.id)
-      expect(again.idempotencyKey).toBe(key)
+      // Paid since: the replay says the charge was created earlier and shows its status now, not the first answer's.
+      expect((await cli(['sandbox', 'pay', first.id])).code).toBe(0)
+      const replay = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key, '--json'])
+      expect(replay.code).toBe(0)
+      expect(replay.stderr).toBe(`This charge was created earlier with the idempotency key ${key}: the gateway answered with the original record. The status shown is its current one.\n`)
+      const again = JSON.parse(replay.stdout)
+      expect(again).toMatchObject({id: first.id, idempotencyKey: key, replayed: true, status: 'PAID'})
+      const human = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key])
+      expect(human.stdout).toMatch(/Status: +PAID/)
+      expect(human.stderr).toContain('created earlier')
       const other = await cli(['tx', 'create', '--amount', '1600', '--idempotency-key', key, '--json'])
       expect(other.code).toBe(5)
       expect(JSON.parse(other.stdout).error).toMatchObject({code: 'REJECTED', status: 422})
