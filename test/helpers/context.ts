@@ -9,6 +9,7 @@ import {contextStorage} from '../../src/cli/run.js'
 import {configDir} from '../../src/api/store.js'
 import {detectTerminal} from '../../src/cli/terminal.js'
 import {cleanEnv, type CliResult} from './cli.js'
+import {assertNoSecretShown} from './secrets.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 let config: Promise<Config> | undefined
@@ -119,5 +120,7 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
     Object.assign(process.env, saved)
   }
-  return {code: ctx.exitCode, stdout: io.stdoutText(), stderr: io.stderrText(), ctx}
+  const result = {code: ctx.exitCode, stdout: io.stdoutText(), stderr: io.stderrText(), ctx}
+  assertNoSecretShown(argv, {env, input: options.input, configDir: ctx.configDir}, result)
+  return result
 }

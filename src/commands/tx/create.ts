@@ -45,11 +45,12 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   }
   if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = checked.value.idempotencyKey
+  // The profile and its base URL are checked before the key is shown: a refused setting sends nothing.
+  const api = await ctx.api()
   if (generatedKey && !ctx.globals.json) {
     ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
   }
 
-  const api = await ctx.api()
   const {withSpinner} = await import('../../output/spinner.js')
   const {journaled} = await import('../../journal/journaled.js')
   const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
