@@ -84,6 +84,27 @@ describe('the journal of money-moving requests: tx create, journal list, journal
     expect(journalText()).toBe(before)
   })
 
+  it('writes nothing when the token cannot be had, and says the charge was not sent', async () => {
+    const other = tempConfigDir()
+    await control(sandbox.baseUrl, '/_sandbox/auth/idp', {fail: true})
+    try {
+      // Credentials from the environment, no token cached, and the identity provider down.
+      const result = await runCommand(['tx', 'create', '--amount', '100', '--base-url', sandbox.baseUrl, '--json'], {
+        ...instant,
+        env: {GATEWAY_CONFIG_DIR: other.dir, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
+      })
+      expect(result.code).toBe(7)
+      const document = JSON.parse(result.stdout)
+      expect(document.idempotencyKey).toBeDefined()
+      expect(document.error.message).toContain('the token request: the gateway failed (502)')
+      expect(document.error.hint).toBeUndefined()
+      expect(() => statSync(join(other.dir, 'journal.jsonl'))).toThrow()
+    } finally {
+      await control(sandbox.baseUrl, '/_sandbox/auth/idp', {fail: false})
+      other.remove()
+    }
+  })
+
   it('marks a refusal failed, and an unknown outcome pending with its error', async () => {
     await fault(422, 1)
     expect((await cli(['tx', 'create', '--amount', '100', '--idempotency-key', 'journal-key-refused'])).code).toBe(5)

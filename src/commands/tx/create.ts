@@ -113,6 +113,8 @@ async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandCon
   const {GatewayError} = await import('../../api/errors.js')
   if (!(error instanceof GatewayError) || !error.retryable) return error
   const {ReportedError} = await import('../../cli/errors.js')
+  // The create itself was never sent (the token could not be had): nothing to be unsure of.
+  if (error.idempotencyKey === undefined) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
   const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
   const hinted = new Type(error.message, {
     status: error.status,
