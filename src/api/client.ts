@@ -52,7 +52,7 @@ export interface RequestOptions {
   idempotencyKey?: string
   /**
    * When the request may be sent again (see RetryMode). Default: `safe` for GET and for a POST with
-   * an idempotency key, `never` for any other POST.
+   * an idempotency key; `before-send` for any other POST (again only when nothing left).
    */
   retry?: RetryMode
 }
@@ -144,8 +144,6 @@ export class GatewayClient {
     const response = await this.send<unknown>('POST', '/auth/token', {
       auth: false,
       context: 'the token request',
-      // Without an idempotency key: sent again only when it never left.
-      retry: 'before-send',
       form: {grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret},
     }).catch((error: unknown) => {
       // A 400 from the token endpoint means malformed credentials: an authentication problem.
@@ -244,12 +242,15 @@ export class GatewayClient {
     return {plain: this.agent, retrying: this.retrying}
   }
 
-  /** The request's retry mode: GETs, and POSTs with an idempotency key, are safe to repeat. */
+  /**
+   * The request's retry mode: GETs, and POSTs with an idempotency key, are safe to repeat; any other
+   * request only when its connection failed before anything was sent.
+   */
   private retryMode(method: string, options: RequestOptions): RetryMode {
     if (this.retries === 0) return 'never'
     if (options.retry) return options.retry
     if (method === 'GET' || method === 'HEAD') return 'safe'
-    return options.idempotencyKey ? 'safe' : 'never'
+    return options.idempotencyKey ? 'safe' : 'before-send'
   }
 
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
