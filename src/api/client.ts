@@ -3,6 +3,7 @@ import type {Agent, Dispatcher} from 'undici'
 import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
 import {RetryPolicy, type RetryMode} from './retry.js'
+import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
 
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
@@ -67,7 +68,7 @@ export interface ApiResponse<T> {
 
 /** Whether an answer is the gateway's replay of an earlier request with the same idempotency key. */
 export function isReplay(headers: Record<string, string | string[] | undefined>): boolean {
-  const value = headers['idempotent-replayed']
+  const value = headers[REPLAY_HEADER]
   return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
 }
 

@@ -12,9 +12,10 @@ export type DepositListQuery = DepositQuery
 
 export type SandboxAction = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
 
-/** A record a POST created, and whether the answer was the gateway's replay of an earlier request with the same idempotency key. */
-export interface Created<T> {
-  record: T
+/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
+export interface Idempotent<T> {
+  body: T
+  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
   replayed: boolean
 }
 
@@ -24,21 +25,21 @@ export class GatewayApi {
 
   /** POST /core/transaction. The response's PIX data is read from pixResponse, else pix. */
   async createTransaction(body: CreateTransactionBody): Promise<CreateTransactionResponse> {
-    return (await this.postTransaction(body)).record
+    return (await this.postTransaction(body)).body
   }
 
   /**
    * POST /core/transaction, retried under its idempotency key, saying whether the answer replays
    * an earlier request (header Idempotent-Replayed), whose record may have moved on since.
    */
-  async postTransaction(body: CreateTransactionBody): Promise<Created<CreateTransactionResponse>> {
+  async postTransaction(body: CreateTransactionBody): Promise<Idempotent<CreateTransactionResponse>> {
     const {body: answer, headers} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', TRANSACTION_PATH, {
       json: body,
       idempotencyKey: body.idempotencyKey,
       context: 'creating the transaction',
     })
     const {pix, ...rest} = answer
-    return {record: rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}, replayed: isReplay(headers)}
+    return {body: rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}, replayed: isReplay(headers)}
   }
 
   async getTransaction(id: string, options: {timeoutMs?: number} = {}): Promise<Transaction> {

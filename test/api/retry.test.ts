@@ -90,11 +90,12 @@ describe('retries in the client', () => {
       const key = `retry-post-${Date.now()}`
       await fault('POST /core/transaction', 504, 2)
       const before = await countRoute('POST /core/transaction')
-      const {record, replayed} = await api.postTransaction(body(key))
+      const {body: record, replayed} = await api.postTransaction(body(key))
       expect(replayed).toBe(false)
       expect((await countRoute('POST /core/transaction')) - before).toBe(3)
       const again = await api.postTransaction(body(key))
-      expect(again.record.id).toBe(record.id)
+      expect(again.body.id).toBe(record.id)
+      expect(again.replayed).toBe(true)
     } finally {
       await client.close()
     }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import type {Created} from '../../api/gateway.js'
+import type {Idempotent} from '../../api/gateway.js'
 import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
@@ -55,7 +55,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   const {journaled} = await import('../../journal/journaled.js')
   const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
   const request = checked.value
-  let sent: Created<CreateTransactionResponse>
+  let sent: Idempotent<CreateTransactionResponse>
   try {
     sent = await withSpinner(ctx.io, 'Creating the charge', () =>
       journaled(
@@ -69,13 +69,13 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
           lookup: TRANSACTION_LOOKUP,
         },
         () => api.postTransaction(request),
-        ({record, replayed}) => ({id: record.id, status: record.status, replayed}),
+        ({body, replayed}) => ({id: body.id, status: body.status, replayed}),
       ),
     )
   } catch (error) {
     throw await unsettled(error, idempotencyKey, ctx)
   }
-  let created = sent.record
+  let created = sent.body
   if (sent.replayed) {
     // The gateway answered the first request's record: its status then, not now. Look it up.
     ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
