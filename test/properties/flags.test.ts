@@ -132,6 +132,16 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'fault-kinds': fc.oneof(fc.constantFrom('404', 'timeout', '500,,503', 'RESET', '500;503'), junk),
   'fault-seed': fc.oneof(decimal, notANumber),
   latency: fc.oneof(negative, decimal, notANumber),
+  // withdraw, login --withdraw-path
+  'pix-key': fc.oneof(fc.constantFrom('529.982.247-24', '+1 555 0100', 'maria@', '3f0c1c8e-2a4b-4f7e-9d51', '11987654321'), junk),
+  'pix-key-type': notIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'].flatMap((type) => [type, type.toLowerCase()])),
+  'withdraw-path': fc.oneof(fc.constantFrom('core/withdraw', '/core/withdraw?x=1', '/core/withdraw#x', '/core/../withdraw', 'https://api.example.com/withdraw', '/core withdraw'), junk),
+  // webhooks listen and resend
+  'forward-to': fc.oneof(fc.constantFrom('ftp://127.0.0.1:9/', 'example.com', 'http://', '//127.0.0.1'), junk),
+  'forward-timeout': malformedDuration,
+  'reference-id': fc.constant(''),
+  tag: fc.constant(''),
+  'override-url': wrongUrl.filter((url) => url !== 'https://localhost'),
   // deposits summary
   chart: fc.oneof(notIn(['none', 'png']), fc.constantFrom('svg', 'png=x')),
   // login
@@ -151,6 +161,9 @@ const ALWAYS = ['', 'a\nb', '\u001b[2J\u0007', '💸', HUGE]
  */
 const ADDRESS_TEXT = ['a\nb', '\u001b[2J\u0007', '💸']
 const RIGHT: Record<string, string[]> = {
+  // Any text but an empty one: the gateway knows its notifications and their tags.
+  'reference-id': ALWAYS.filter(Boolean),
+  tag: ALWAYS.filter(Boolean),
   ...Object.fromEntries(['street', 'neighborhood', 'city', 'state', 'country', 'complement'].map((field) => [`address-${field}`, ADDRESS_TEXT])),
   'customer-name': [HUGE],
   'seller-name': [HUGE],
@@ -168,6 +181,9 @@ const EXEMPT: Record<string, string> = {
 
 /** Valid flags for each command, so that the one wrong flag is the only problem. */
 const VALID: Record<string, string[]> = {
+  // --dry-run: a value taken for right is shown, not sent (and still fails the property: exit 0).
+  withdraw: ['--amount=990', '--pix-key=maria@example.com', '--pix-key-type=EMAIL', '--yes', '--dry-run'],
+  'webhooks resend': ['--reference-id=3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11'],
   // --fault-kinds and --fault-seed need --faults; a value taken for right would start a sandbox on any port.
   'sandbox start': ['--port=0', '--faults=0.3'],
   'tx create': [
