@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {crc16} from '../../src/pix/decode.js'
-import {MERCHANT, txidFor} from '../../src/sandbox/fixtures.js'
+import {MERCHANT, txidFor} from '../../src/sandbox/domain/fixtures.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'

@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {describeError, ExitCode} from '../../src/cli/errors.js'
 import type {CreateTransactionResponse} from '../../src/api/types.js'
 import {amountToCents, crc16, decodePix, PixDecodeError} from '../../src/pix/decode.js'
-import {brCode, MERCHANT, txidFor} from '../../src/sandbox/fixtures.js'
+import {brCode, MERCHANT, txidFor} from '../../src/sandbox/domain/fixtures.js'
 import {startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 // ---------------------------------------------------------------------------------------------
