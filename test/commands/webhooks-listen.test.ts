@@ -1,0 +1,108 @@
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {freePort, startTestApp, type TestApp} from '../helpers/app.js'
+import {runCommand, type InProcessResult} from '../helpers/context.js'
+
+const NOTIFICATION = {
+  id: 'b5d7e0c2-9a51-4a3e-8c1f-0e6f1d2a3b4c',
+  referenceId: '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11',
+  kind: 'withdrawal',
+  status: 'PAID',
+  tags: ['withdrawal', 'PAID'],
+  createdAt: '2026-11-20T14:03:07.000Z',
+  data: {id: '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', status: 'PAID', amount: 1000},
+}
+
+function deliver(url: string) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {'content-type': 'application/json', 'x-notification-id': NOTIFICATION.id, 'x-original-url': 'https://hooks.example.com/pix'},
+    body: JSON.stringify(NOTIFICATION),
+  })
+}
+
+/** Runs `webhooks listen` in-process; answers its URL once it listens, and a way to press Ctrl-C. */
+function listen(args: string[]): {url: Promise<string>; stop(): Promise<InProcessResult>} {
+  let interrupt!: (signal: NodeJS.Signals) => void
+  const interrupted = new Promise<NodeJS.Signals>((resolve) => (interrupt = resolve))
+  let found!: (url: string) => void
+  const url = new Promise<string>((resolve) => (found = resolve))
+  let seen = ''
+  const running = runCommand(['webhooks', 'listen', '--port', '0', ...args], {
+    env: {TZ: 'America/Sao_Paulo'},
+    now: () => Date.parse('2026-11-20T14:03:07.000Z'),
+    interrupted: () => interrupted,
+    onStderr: (chunk) => {
+      seen += chunk
+      const match = /Listening for notifications on (http:\/\/[\d.]+:\d+)/.exec(seen)
+      if (match) found(match[1])
+    },
+  })
+  void running.then((result) => found(`(ended: ${result.code} ${result.stderr})`))
+  return {
+    url,
+    async stop() {
+      interrupt('SIGINT')
+      return running
+    },
+  }
+}
+
+describe('webhooks listen', () => {
+  const apps: TestApp[] = []
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()))
+  })
+
+  it('prints one line per notification with its time, id, kind, status, reference id and destination, until Ctrl-C', async () => {
+    const run = listen([])
+    const url = await run.url
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect((await deliver(url)).status).toBe(200)
+    const result = await run.stop()
+    expect(result.code).toBe(0)
+    // The time of arrival in the operator's zone (TZ), then the notification's own facts.
+    expect(result.stdout).toBe(`11:03:07  ${NOTIFICATION.id}  withdrawal  PAID  ref ${NOTIFICATION.referenceId}  for https://hooks.example.com/pix\n`)
+    expect(result.stderr).toContain('gateway sandbox start --forward-webhooks http://127.0.0.1:')
+    expect(result.stderr).toMatch(/Stopped \(SIGINT\): 1 received, 0 failed\.\n$/)
+  })
+
+  it('forwards to the app, prints its answer, and writes NDJSON events with --output ndjson', async () => {
+    const app = await startTestApp(202)
+    apps.push(app)
+    const run = listen(['--forward-to', `${app.url}/hooks`, '--output', 'ndjson'])
+    const url = await run.url
+    expect((await deliver(url)).status).toBe(202)
+    const result = await run.stop()
+    expect(result.code).toBe(0)
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
+    expect(events.map((event) => event.type)).toEqual(['received', 'forwarded'])
+    expect(events[0]).toMatchObject({id: NOTIFICATION.id, kind: 'withdrawal', status: 'PAID', body: NOTIFICATION, originalUrl: 'https://hooks.example.com/pix'})
+    expect(events[1]).toMatchObject({id: NOTIFICATION.id, status: 202, target: `${app.url}/hooks`})
+    expect(JSON.parse(app.requests[0].body)).toEqual(NOTIFICATION)
+    expect(result.stderr).toMatch(/1 received, 1 forwarded, 0 failed/)
+  })
+
+  it('answers 502 when the app is down and prints the failure on stderr', async () => {
+    const port = await freePort()
+    const run = listen(['--forward-to', `http://127.0.0.1:${port}/hooks`])
+    const url = await run.url
+    expect((await deliver(url)).status).toBe(502)
+    const result = await run.stop()
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`${NOTIFICATION.id}  withdrawal  PAID`)
+    expect(result.stderr).toContain(`${NOTIFICATION.id}  ✗ could not forward to http://127.0.0.1:${port}/hooks: connection refused; answered 502`)
+    expect(result.stderr).toMatch(/1 received, 0 forwarded, 1 failed/)
+  })
+
+  it('refuses a --forward-to that is not an http(s) URL, and a port in use, with exit 2', async () => {
+    const bad = await runCommand(['webhooks', 'listen', '--forward-to', 'ftp://example.com'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--forward-to must use http or https')
+    const app = await startTestApp()
+    apps.push(app)
+    const busy = await runCommand(['webhooks', 'listen', '--port', new URL(app.url).port])
+    expect(busy.code).toBe(2)
+    expect(busy.stderr).toContain('is already in use')
+  })
+})
