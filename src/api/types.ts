@@ -120,3 +120,11 @@ export interface CreateTransactionResponse {
   status: string
   pixResponse?: PixResponse
 }
+
+/** The withdrawal as POST /core/withdraw answers it; the reference shows no other field. */
+export interface WithdrawResponse {
+  id: string
+  externalCode?: string
+  amount: number
+  status: string
+}
