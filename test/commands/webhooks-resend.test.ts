@@ -56,6 +56,27 @@ describe('webhooks resend', () => {
       await expectNothingSent(args, message)
     })
 
+    it('exits 3 before sending when the token lacks resend_dispatcher, naming the scope and what to do', async () => {
+      const limited = tempConfigDir()
+      try {
+        const limitedEnv = {GATEWAY_CONFIG_DIR: limited.dir}
+        const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox-limited'], {
+          env: {...limitedEnv, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
+        })
+        expect(login.code).toBe(0)
+        const before = await stats(sandbox.baseUrl)
+        const result = await runCommand(['webhooks', 'resend', '--reference-id', 'abc', '--json'], {env: limitedEnv})
+        expect(result.code).toBe(3)
+        const {error} = JSON.parse(result.stdout)
+        expect(error).toMatchObject({code: 'FORBIDDEN', exitCode: 3})
+        expect(error.message).toContain('lacks the resend_dispatcher scope that the resend needs; nothing was sent')
+        expect(error.hint).toContain('Log in with a client that has the resend_dispatcher scope')
+        expect((await stats(sandbox.baseUrl)).requests).toBe(before.requests)
+      } finally {
+        limited.remove()
+      }
+    })
+
     it('turns relative and bare dates into ISO date-times in the operator\'s zone', async () => {
       const {prepareResend} = await import('../../src/input/resend.js')
       const prepared = prepareResend({from: '2026-11-19', to: '2026-11-19', status: ['failed', 'Error'], tag: ['withdrawal']}, {now: NOW, zone: 'America/Sao_Paulo'})
