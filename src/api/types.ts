@@ -121,10 +121,23 @@ export interface CreateTransactionResponse {
   pixResponse?: PixResponse
 }
 
-/** The withdrawal as POST /core/withdraw answers it; the reference shows no other field. */
-export interface WithdrawResponse {
+export type {WithdrawResponse} from '../schemas/withdraw.js'
+
+/**
+ * A withdrawal as the sandbox's controls show it. The reference shows only the create answer;
+ * the rest of this record is the sandbox's own.
+ */
+export interface SandboxWithdrawal {
   id: string
-  externalCode?: string
   amount: number
+  pixKey: string
+  pixKeyType: string
+  externalCode?: string
+  webhookUrl?: string
   status: string
+  statusHistory: StatusHistoryEntry[]
+  createdAt: string
+  updatedAt: string
+  endToEnd?: string
+  errorMessage?: string
 }

@@ -5,7 +5,8 @@ import {BaseCommand} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
 import {flagsOf, refuse} from '../input/fields.js'
-import {WITHDRAW_FIELDS, type WithdrawBody} from '../input/withdraw.js'
+import {WITHDRAW_FIELDS} from '../input/withdraw.js'
+import type {WithdrawBody} from '../schemas/withdraw.js'
 
 export const WITHDRAW_OUTPUTS = ['table', 'json'] as const
 
@@ -38,7 +39,7 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
   const {prepareWithdraw} = await import('../input/withdraw.js')
   const {randomUUID} = await import('node:crypto')
-  const prepared = prepareWithdraw(options.fields, base, randomUUID)
+  const prepared = await prepareWithdraw(options.fields, base, randomUUID)
   if (!prepared.value) refuse(WITHDRAW_FIELDS, prepared.issues, prepared)
   const body = prepared.value
   const asJson = options.output === 'json' || (options.output === undefined && ctx.globals.json)

@@ -1,11 +1,8 @@
-import {z} from 'zod'
-
-import {checkWith, dateTime, enumList, parseDateTime, webhookUrl, type Issue} from '../schemas/rules.js'
+import {LIMITS, NOTIFICATION_STATUSES} from '../schemas/enums.js'
+import type {ResendBody} from '../schemas/resend.js'
+import type {Issue} from '../schemas/rules.js'
 import {resolveDate, type DateContext} from './deposits.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
-
-export const NOTIFICATION_STATUSES = ['RECEIVED', 'SENT', 'FAILED', 'ERROR'] as const
-export const MAX_RESEND_TAGS = 10
 
 const upper = (texts: string[]) => texts.map((value) => value.trim().toUpperCase())
 
@@ -32,64 +29,63 @@ export function resendFields(dates: DateContext): FlagTable {
       multiple: true,
       parseAll: upper,
     },
-    {flag: 'tag', path: 'tags', description: `Only notifications with this tag (any of those given). Repeatable, at most ${MAX_RESEND_TAGS}.`, multiple: true},
-    {flag: 'override-url', path: 'overrideURL', description: 'Deliver this resend to this HTTPS URL instead of each notification\'s own.', helpValue: '<url>'},
+    {flag: 'tag', path: 'tags', description: `Only notifications with this tag (any of those given). Repeatable, at most ${LIMITS.resendTags.max}.`, multiple: true},
+    {
+      flag: 'override-url',
+      path: 'overrideURL',
+      description: 'Deliver this resend to this URL instead of each notification\'s own: https, or http on loopback.',
+      helpValue: '<url>',
+    },
   ]
 }
 
-const resendSchema = z.strictObject({
-  startDate: dateTime().optional(),
-  endDate: dateTime().optional(),
-  referenceId: z.string({error: 'must be an id'}).refine((value) => value.trim().length > 0, {error: 'must not be empty'}).optional(),
-  status: enumList(NOTIFICATION_STATUSES).optional(),
-  tags: z
-    .array(z.string({error: 'must be a text'}).refine((value) => value.trim().length > 0, {error: 'must not be empty'}), {error: 'must be a list of tags'})
-    .refine((list) => list.length > 0, {error: 'must not be empty', abort: true})
-    .refine((list) => list.length <= MAX_RESEND_TAGS, {error: `must hold at most ${MAX_RESEND_TAGS} tags`})
-    .optional(),
-  overrideURL: webhookUrl().optional(),
-})
-
-export type ResendBody = z.infer<typeof resendSchema>
-
 export interface PreparedResend extends Built {
   value?: ResendBody
+  /** Each with the path of its field; an empty path is a sentence about the selection as a whole. */
   issues: Issue[]
   /** Said to the operator: a choice the CLI made (--to defaulting to now). */
   notes: string[]
 }
 
 /**
- * Builds the resend body from the flags and checks it offline: exactly one of the two selections
- * (a date range, or a reference id), no date in the future, --from not after --to, the statuses,
- * at most ten tags, and an https override URL. `--from` alone ends the range now.
+ * Builds the resend body from the flags and checks it offline against the contract: exactly one
+ * of the two selections (a date range, or a reference id), no date in the future, --from not
+ * after --to, the statuses, at most ten tags, the override URL. `--from` alone ends the range now.
+ * The CLI says the selection and the dates in its own words, with the values it compared.
  */
-export function prepareResend(flags: Record<string, unknown>, dates: DateContext): PreparedResend {
+export async function prepareResend(flags: Record<string, unknown>, dates: DateContext): Promise<PreparedResend> {
   const built = buildFromFlags(resendFields(dates), flags)
   const {body} = built
   const notes: string[] = []
-  const issues: Issue[] = []
   const byDate = body.startDate !== undefined || body.endDate !== undefined
+  const selection = (message: string): PreparedResend => ({...built, notes, issues: [{path: '', message}]})
   if (byDate && body.referenceId !== undefined) {
-    issues.push({path: '', message: 'choose one selection: --reference-id, or a date range with --from/--to, not both'})
-  } else if (!byDate && body.referenceId === undefined) {
-    issues.push({path: '', message: 'say which notifications to resend: --reference-id ID, or a date range with --from (and --to, default now)'})
-  } else if (byDate && body.startDate === undefined) {
-    issues.push({path: 'startDate', message: 'is required with --to: the range needs its start'})
-  } else if (byDate && body.endDate === undefined) {
+    return selection('choose one selection: --reference-id, or a date range with --from/--to, not both')
+  }
+  if (!byDate && body.referenceId === undefined) {
+    return selection('say which notifications to resend: --reference-id ID, or a date range with --from (and --to, default now)')
+  }
+  if (byDate && body.startDate === undefined) return {...built, notes, issues: [{path: 'startDate', message: 'is required with --to: the range needs its start'}]}
+  if (byDate && body.endDate === undefined) {
     body.endDate = new Date(Math.floor(dates.now / 1000) * 1000).toISOString()
     notes.push(`--to defaults to now: ${body.endDate}`)
   }
-  const checked = checkWith(resendSchema, body)
-  if (!checked.ok) issues.push(...checked.issues)
-  const valid = (key: 'startDate' | 'endDate') => typeof body[key] === 'string' && !issues.some((issue) => issue.path === key)
-  for (const key of ['startDate', 'endDate'] as const) {
-    if (valid(key) && parseDateTime(body[key] as string) > dates.now) {
-      issues.push({path: key, message: `must not be in the future: ${body[key]} is after now (${new Date(dates.now).toISOString()})`})
+
+  const {checkResend} = await import('../schemas/resend.js')
+  const {parseDateTime} = await import('../schemas/rules.js')
+  const checked = checkResend(body, {nowMs: dates.now, strict: true})
+  if (checked.ok) return {...built, notes, issues: [], value: checked.value}
+  // The contract's date rules, said with the values compared.
+  const issues = checked.issues.map((issue) => {
+    const value = body[issue.path]
+    if ((issue.path === 'startDate' || issue.path === 'endDate') && typeof value === 'string') {
+      const at = parseDateTime(value)
+      if (at > dates.now) return {...issue, message: `must not be in the future: ${value} is after now (${new Date(dates.now).toISOString()})`}
+      if (issue.path === 'startDate' && typeof body.endDate === 'string' && at > parseDateTime(body.endDate)) {
+        return {...issue, message: `must not be after --to: ${value} is after ${body.endDate}`}
+      }
     }
-  }
-  if (valid('startDate') && valid('endDate') && parseDateTime(body.startDate as string) > parseDateTime(body.endDate as string)) {
-    issues.push({path: 'startDate', message: `must not be after --to: ${body.startDate} is after ${body.endDate}`})
-  }
-  return {...built, notes, issues, value: issues.length === 0 && checked.ok ? checked.value : undefined}
+    return issue
+  })
+  return {...built, notes, issues}
 }

@@ -1,10 +1,8 @@
-import {z} from 'zod'
-
-import {LIMITS} from '../schemas/enums.js'
-import {cents, checkWith, text, webhookUrl, type Issue} from '../schemas/rules.js'
+import {PIX_KEY_TYPES, type PixKeyType} from '../schemas/enums.js'
+import type {Issue} from '../schemas/rules.js'
+import type {WithdrawBody} from '../schemas/withdraw.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
 import {requireCents} from './money.js'
-import {PIX_KEY_TYPES, resolvePixKey, type PixKeyType} from './pix-key.js'
 
 /** `withdraw`: every flag, the body field it sets, and how its text is read. */
 export const WITHDRAW_FIELDS: FlagTable = [
@@ -22,23 +20,9 @@ export const WITHDRAW_FIELDS: FlagTable = [
   {flag: 'idempotency-key', path: 'idempotencyKey', description: 'Key that makes a retry safe, 8 to 255 characters (default: a new UUID).'},
 ]
 
-const code = () => text(LIMITS.code.min, LIMITS.code.max)
-
-/** The withdraw body as the CLI sends it: an unknown field is a typo, and refused. */
-const withdrawStrictSchema = z.strictObject({
-  amount: cents(),
-  pixKey: z.string({error: 'must be a PIX key'}),
-  pixKeyType: z.enum(PIX_KEY_TYPES, {error: `must be one of ${PIX_KEY_TYPES.join(', ')}`}),
-  webhookUrl: webhookUrl().optional(),
-  externalCode: code().optional(),
-  idempotencyKey: code(),
-})
-
-export type WithdrawBody = z.infer<typeof withdrawStrictSchema>
-
 export interface PreparedWithdraw extends Built {
-  /** The body to send, when every rule held. */
-  value?: WithdrawBody
+  /** The body to send, when every rule held; it always carries an idempotency key. */
+  value?: WithdrawBody & {idempotencyKey: string}
   issues: Issue[]
   /** The key type, when the CLI inferred it from the key. */
   inferredType?: PixKeyType
@@ -51,7 +35,10 @@ export interface PreparedWithdraw extends Built {
  * PIX key in the form the DICT registers, infers its type when none is given, and checks every
  * rule. An idempotency key is always sent: `makeKey` makes one when none is given.
  */
-export function prepareWithdraw(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string): PreparedWithdraw {
+export async function prepareWithdraw(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string): Promise<PreparedWithdraw> {
+  // The contract (zod) loads only when there is something to check, not for --help.
+  const {resolvePixKey} = await import('./pix-key.js')
+  const {checkWithdraw} = await import('../schemas/withdraw.js')
   const built = buildFromFlags(WITHDRAW_FIELDS, flags, base)
   const {body} = built
   const generatedKey = body.idempotencyKey === undefined
@@ -66,14 +53,14 @@ export function prepareWithdraw(flags: Record<string, unknown>, base: Record<str
       body.pixKeyType = resolved.type
       if (resolved.inferred) inferredType = resolved.type
     } else {
-      const typeIsBad = given !== undefined && !(PIX_KEY_TYPES as readonly string[]).includes(given.trim().toUpperCase())
+      const typeIsBad = given !== undefined && !PIX_KEY_TYPES.includes(given.trim().toUpperCase() as PixKeyType)
       issues.push({path: typeIsBad ? 'pixKeyType' : 'pixKey', message: resolved.message})
     }
   }
-  const checked = checkWith(withdrawStrictSchema, body)
+  const checked = checkWithdraw(body, {strict: true})
   if (!checked.ok) {
     // The key's own problem is said once, by the key check above.
     for (const issue of checked.issues) if (!issues.some((known) => known.path === issue.path)) issues.push(issue)
   }
-  return {...built, issues, inferredType, generatedKey, value: checked.ok && issues.length === 0 ? checked.value : undefined}
+  return {...built, issues, inferredType, generatedKey, value: checked.ok && issues.length === 0 ? {...checked.value, idempotencyKey: body.idempotencyKey as string} : undefined}
 }

@@ -2,10 +2,7 @@ import {EventEmitter} from 'node:events'
 import {createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-/** The header that carries the notification's own id (the body's `id` says the same). */
-export const NOTIFICATION_ID_HEADER = 'x-notification-id'
-/** The header a forwarding sandbox puts the notification's original destination (its webhookUrl) in. */
-export const ORIGINAL_URL_HEADER = 'x-original-url'
+import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
 
 /** What a notification says about itself, read tolerantly from its headers and body. */
 export interface NotificationSummary {
@@ -99,13 +96,13 @@ export function summarize(headers: Record<string, string>, body: unknown): Notif
   const record = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
   const data = record.data && typeof record.data === 'object' ? (record.data as Record<string, unknown>) : {}
   return {
-    id: text(headers[NOTIFICATION_ID_HEADER]) ?? text(record.id),
+    id: text(headers[NOTIFICATION_HEADERS.id]) ?? text(record.id),
     referenceId: text(record.referenceId) ?? text(data.id),
     kind: text(record.kind),
     status: text(record.status) ?? text(data.status),
     tags: Array.isArray(record.tags) ? record.tags.filter((tag): tag is string => typeof tag === 'string') : undefined,
     createdAt: text(record.createdAt),
-    originalUrl: text(headers[ORIGINAL_URL_HEADER]),
+    originalUrl: text(headers[NOTIFICATION_HEADERS.originalUrl]),
   }
 }
 

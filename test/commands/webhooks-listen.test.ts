@@ -1,7 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {freePort, startTestApp, type TestApp} from '../helpers/app.js'
 import {runCommand, type InProcessResult} from '../helpers/context.js'
+import {closedPort, startListener, type Listener} from '../sandbox/listener.js'
 
 const NOTIFICATION = {
   id: 'b5d7e0c2-9a51-4a3e-8c1f-0e6f1d2a3b4c',
@@ -49,7 +49,7 @@ function listen(args: string[]): {url: Promise<string>; stop(): Promise<InProces
 }
 
 describe('webhooks listen', () => {
-  const apps: TestApp[] = []
+  const apps: Listener[] = []
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()))
   })
@@ -68,9 +68,9 @@ describe('webhooks listen', () => {
   })
 
   it('forwards to the app, prints its answer, and writes NDJSON events with --output ndjson', async () => {
-    const app = await startTestApp(202)
+    const app = await startListener({status: 202})
     apps.push(app)
-    const run = listen(['--forward-to', `${app.url}/hooks`, '--output', 'ndjson'])
+    const run = listen(['--forward-to', app.url, '--output', 'ndjson'])
     const url = await run.url
     expect((await deliver(url)).status).toBe(202)
     const result = await run.stop()
@@ -78,20 +78,20 @@ describe('webhooks listen', () => {
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
     expect(events.map((event) => event.type)).toEqual(['received', 'forwarded'])
     expect(events[0]).toMatchObject({id: NOTIFICATION.id, kind: 'withdrawal', status: 'PAID', body: NOTIFICATION, originalUrl: 'https://hooks.example.com/pix'})
-    expect(events[1]).toMatchObject({id: NOTIFICATION.id, status: 202, target: `${app.url}/hooks`})
-    expect(JSON.parse(app.requests[0].body)).toEqual(NOTIFICATION)
+    expect(events[1]).toMatchObject({id: NOTIFICATION.id, status: 202, target: app.url})
+    expect(app.received[0].body).toEqual(NOTIFICATION)
     expect(result.stderr).toMatch(/1 received, 1 forwarded, 0 failed/)
   })
 
   it('answers 502 when the app is down and prints the failure on stderr', async () => {
-    const port = await freePort()
-    const run = listen(['--forward-to', `http://127.0.0.1:${port}/hooks`])
+    const down = await closedPort()
+    const run = listen(['--forward-to', down])
     const url = await run.url
     expect((await deliver(url)).status).toBe(502)
     const result = await run.stop()
     expect(result.code).toBe(0)
     expect(result.stdout).toContain(`${NOTIFICATION.id}  withdrawal  PAID`)
-    expect(result.stderr).toContain(`${NOTIFICATION.id}  ✗ could not forward to http://127.0.0.1:${port}/hooks: connection refused; answered 502`)
+    expect(result.stderr).toContain(`${NOTIFICATION.id}  ✗ could not forward to ${down}: connection refused; answered 502`)
     expect(result.stderr).toMatch(/1 received, 0 forwarded, 1 failed/)
   })
 
@@ -99,7 +99,7 @@ describe('webhooks listen', () => {
     const bad = await runCommand(['webhooks', 'listen', '--forward-to', 'ftp://example.com'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--forward-to must use http or https')
-    const app = await startTestApp()
+    const app = await startListener()
     apps.push(app)
     const busy = await runCommand(['webhooks', 'listen', '--port', new URL(app.url).port])
     expect(busy.code).toBe(2)

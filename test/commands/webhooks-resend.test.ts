@@ -51,7 +51,7 @@ describe('webhooks resend', () => {
       [['--from', 'yesterday'], /^Error: --from must be an ISO date-time with a time of day/m],
       [['--reference-id', 'abc', '--status', 'DELIVERED'], /^Error: --status must be one of RECEIVED, SENT, FAILED, ERROR, got "DELIVERED"$/m],
       [['--reference-id', 'abc', ...Array.from({length: 11}, (_, index) => ['--tag', `t${index}`]).flat()], /^Error: --tag must hold at most 10 tags$/m],
-      [['--reference-id', 'abc', '--override-url', 'http://hooks.example.com'], /^Error: --override-url must use https$/m],
+      [['--reference-id', 'abc', '--override-url', 'http://hooks.example.com'], /^Error: --override-url must use https unless its host is loopback/m],
     ])('refuses %j with exit 2 before sending', async (args, message) => {
       await expectNothingSent(args, message)
     })
@@ -79,7 +79,7 @@ describe('webhooks resend', () => {
 
     it('turns relative and bare dates into ISO date-times in the operator\'s zone', async () => {
       const {prepareResend} = await import('../../src/input/resend.js')
-      const prepared = prepareResend({from: '2026-11-19', to: '2026-11-19', status: ['failed', 'Error'], tag: ['withdrawal']}, {now: NOW, zone: 'America/Sao_Paulo'})
+      const prepared = await prepareResend({from: '2026-11-19', to: '2026-11-19', status: ['failed', 'Error'], tag: ['withdrawal']}, {now: NOW, zone: 'America/Sao_Paulo'})
       expect(prepared.issues).toEqual([])
       expect(prepared.value).toEqual({
         startDate: '2026-11-19T03:00:00.000Z',
@@ -87,7 +87,7 @@ describe('webhooks resend', () => {
         status: ['FAILED', 'ERROR'],
         tags: ['withdrawal'],
       })
-      const relative = prepareResend({from: '10m'}, {now: NOW})
+      const relative = await prepareResend({from: '10m'}, {now: NOW})
       expect(relative.value).toEqual({startDate: '2026-11-20T14:50:00.000Z', endDate: '2026-11-20T15:00:00.000Z'})
       expect(relative.notes).toEqual(['--to defaults to now: 2026-11-20T15:00:00.000Z'])
     })

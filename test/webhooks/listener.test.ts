@@ -1,7 +1,9 @@
+import {createServer} from 'node:http'
+
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {WebhookListener, type ListenerEvent} from '../../src/webhooks/listener.js'
-import {freePort, startTestApp, type TestApp} from '../helpers/app.js'
+import {closedPort, startListener, type Listener} from '../sandbox/listener.js'
 
 const NOTIFICATION = {
   id: 'b5d7e0c2-9a51-4a3e-8c1f-0e6f1d2a3b4c',
@@ -41,8 +43,9 @@ describe('the webhook listener', () => {
     return {listener, url, events}
   }
 
-  async function app(status = 200): Promise<TestApp> {
-    const started = await startTestApp(status)
+  /** The operator's app: it keeps what it gets and answers `status`. */
+  async function app(status = 200): Promise<Listener> {
+    const started = await startListener({status})
     open.push(started)
     return started
   }
@@ -74,20 +77,20 @@ describe('the webhook listener', () => {
 
   it('relays headers and body to the app and answers with the app\'s status', async () => {
     const target = await app(201)
-    const {url, events} = await listen(`${target.url}/webhooks`)
+    const {url, events} = await listen(target.url)
     const response = await deliver(url)
     expect(response.status).toBe(201)
-    expect(await response.json()).toEqual({ok: true})
-    const [relayed] = target.requests
-    expect(relayed).toMatchObject({method: 'POST', path: '/webhooks'})
-    expect(JSON.parse(relayed.body)).toEqual(NOTIFICATION)
+    expect(await response.text()).toBe('ok')
+    const [relayed] = target.received
+    expect(relayed).toMatchObject({method: 'POST', path: '/hooks'})
+    expect(relayed.body).toEqual(NOTIFICATION)
     expect(relayed.headers).toMatchObject({
       'content-type': 'application/json',
       'x-notification-id': NOTIFICATION.id,
       'x-original-url': 'https://hooks.example.com/pix?shop=1',
     })
     expect(events.map((event) => event.type)).toEqual(['received', 'forwarded'])
-    expect(events[1]).toMatchObject({type: 'forwarded', id: NOTIFICATION.id, status: 201, target: `${target.url}/webhooks`})
+    expect(events[1]).toMatchObject({type: 'forwarded', id: NOTIFICATION.id, status: 201, target: target.url})
   })
 
   it('passes an app\'s 500 back as it is', async () => {
@@ -98,8 +101,7 @@ describe('the webhook listener', () => {
   })
 
   it('answers 502 when the app cannot be reached, and reports the failure', async () => {
-    const port = await freePort()
-    const {url, events} = await listen(`http://127.0.0.1:${port}/hooks`)
+    const {url, events} = await listen(await closedPort())
     const response = await deliver(url)
     expect(response.status).toBe(502)
     expect((await response.json()).message).toContain('connection refused')
@@ -111,15 +113,22 @@ describe('the webhook listener', () => {
     const target = await app(200)
     const {url, events} = await listen(target.url)
     expect((await deliver(url)).status).toBe(200)
-    target.status = 503
+    target.settings.status = 503
     expect((await deliver(url)).status).toBe(503)
     await target.close()
     expect((await deliver(url)).status).toBe(502)
-    const restarted = await startTestApp(204, Number(new URL(target.url).port))
-    open.push(restarted)
+    // The app comes back on the same port: the very next notification reaches it.
+    let reached = 0
+    const restarted = createServer((req, res) => {
+      reached += 1
+      req.resume().on('end', () => res.writeHead(204).end())
+    })
+    await new Promise<void>((resolve) => restarted.listen(Number(new URL(target.url).port), '127.0.0.1', resolve))
+    open.push({close: () => new Promise<void>((resolve) => restarted.close(() => resolve()))})
     expect((await deliver(url)).status).toBe(204)
-    expect(restarted.requests).toHaveLength(1)
-    expect(events.filter((event) => event.type !== 'received').map((event) => (event.type === 'failed' ? event.answered : event.status))).toEqual([200, 503, 502, 204])
+    expect(reached).toBe(1)
+    const answers = events.flatMap((event) => (event.type === 'forwarded' ? [event.status] : event.type === 'failed' ? [event.answered] : []))
+    expect(answers).toEqual([200, 503, 502, 204])
   })
 
   it('gives its events as an async iterator until the signal aborts', async () => {

@@ -3,7 +3,8 @@ import {BaseCommand} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
 import {flagsOf, nameIssue} from '../../input/fields.js'
-import {resendFields, type ResendBody} from '../../input/resend.js'
+import {resendFields} from '../../input/resend.js'
+import type {ResendBody} from '../../schemas/resend.js'
 
 /** The scope the resend endpoint demands. */
 export const RESEND_SCOPE = 'resend_dispatcher'
@@ -28,7 +29,7 @@ const SCOPE_HINT = `Log in with a client that has the ${RESEND_SCOPE} scope: gat
 export async function webhooksResend(options: WebhooksResendOptions, ctx: CommandContext): Promise<ResendResult> {
   const dates = {now: ctx.now(), zone: ctx.env.TZ}
   const {prepareResend} = await import('../../input/resend.js')
-  const prepared = prepareResend(options.fields, dates)
+  const prepared = await prepareResend(options.fields, dates)
   if (!prepared.value) {
     const table = resendFields(dates)
     const problems = prepared.issues.map((issue) => (issue.path === '' ? issue.message : nameIssue(table, issue, prepared)))

@@ -1,8 +1,11 @@
 import {Deposits} from './deposits.js'
+import {Notifications, type Courier} from './notifications.js'
 import {RecordStore} from './records.js'
 import {Scheduler} from './scheduler.js'
 import {seedDeposits} from './seed.js'
 import {Transactions} from './transactions.js'
+import {lookupView} from './views.js'
+import {Withdrawals, withdrawalView} from './withdrawals.js'
 
 export interface DomainOptions {
   now?: () => number
@@ -10,6 +13,14 @@ export interface DomainOptions {
   autoPayMs?: number
   /** Fill this many varied deposits at once. */
   seedDeposits?: number
+  /** Carries notifications to their webhook URLs. Without one, every delivery ends in ERROR. */
+  courier?: Courier
+}
+
+/** The courier of a domain that delivers nothing. */
+const NO_COURIER: Courier = {
+  deliver: async () => ({outcome: 'ERROR', error: 'no courier: this sandbox delivers no notifications'}),
+  close: async () => {},
 }
 
 /**
@@ -23,16 +34,38 @@ export class SandboxDomain {
   readonly records = new RecordStore()
   readonly transactions: Transactions
   readonly deposits: Deposits
+  readonly withdrawals: Withdrawals
+  readonly notifications: Notifications
 
   constructor(options: DomainOptions = {}) {
-    this.now = options.now ?? Date.now
-    this.transactions = new Transactions({records: this.records, now: this.now, scheduler: this.scheduler, autoPayMs: options.autoPayMs})
-    this.deposits = new Deposits(this.records, this.now)
-    if (options.seedDeposits) seedDeposits(this.records, options.seedDeposits, this.now())
+    const now = options.now ?? Date.now
+    this.now = now
+    const notifications = new Notifications(options.courier ?? NO_COURIER, now)
+    this.notifications = notifications
+    this.transactions = new Transactions({
+      records: this.records,
+      now,
+      scheduler: this.scheduler,
+      autoPayMs: options.autoPayMs,
+      changed(data) {
+        if (data.webhookUrl) notifications.statusChanged('transaction', data.id, data.status, data.webhookUrl, {...lookupView(data, now())})
+      },
+    })
+    this.deposits = new Deposits(this.records, now)
+    this.withdrawals = new Withdrawals({
+      now,
+      changed(withdrawal) {
+        if (withdrawal.webhookUrl) {
+          notifications.statusChanged('withdrawal', withdrawal.id, withdrawal.status, withdrawal.webhookUrl, {...withdrawalView(withdrawal, now())})
+        }
+      },
+    })
+    if (options.seedDeposits) seedDeposits(this.records, options.seedDeposits, now())
   }
 
-  /** Stops every timer (auto-pay, deliveries in wait). */
-  dispose(): void {
+  /** Stops every timer (auto-pay) and every delivery. */
+  async dispose(): Promise<void> {
     this.scheduler.dispose()
+    await this.notifications.dispose()
   }
 }

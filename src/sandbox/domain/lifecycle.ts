@@ -1,4 +1,4 @@
-import type {Transaction} from '../../api/types.js'
+import type {StatusHistoryEntry, Transaction} from '../../api/types.js'
 import {LIMITS} from '../../schemas/enums.js'
 import {endToEndId, payerFor, receipt, receiver, type Random} from './fixtures.js'
 import {Conflict, Invalid} from './errors.js'
@@ -24,15 +24,22 @@ export interface TransitionOptions {
   random?: Random
 }
 
+/** What every record with a life has: transactions, deposits, withdrawals. */
+export interface WithHistory {
+  status: string
+  statusHistory: StatusHistoryEntry[]
+  updatedAt: string
+}
+
 /** Appends statuses to the history, closing the current one's duration. */
-export function withStatuses(data: Readonly<Transaction>, statuses: readonly string[], atMs: number): Transaction {
+export function withStatuses<T extends WithHistory>(data: Readonly<T>, statuses: readonly string[], atMs: number): T {
   const history = [...data.statusHistory]
   const at = new Date(atMs).toISOString()
   const last = history.at(-1)
   if (last) history[history.length - 1] = {...last, durationInMilliseconds: Math.max(0, atMs - Date.parse(last.date))}
   // A passing status (PROCESSING_*) is left at once: its duration stays 0.
   for (const status of statuses) history.push({status, date: at, durationInMilliseconds: 0})
-  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at}
+  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at} as T
 }
 
 /** The part of what was paid that a refund or an infraction takes: all of it unless told otherwise. */

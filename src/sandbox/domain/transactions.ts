@@ -17,6 +17,8 @@ export interface TransactionsOptions {
   scheduler: Scheduler
   /** Pay every new QR code after this many milliseconds. */
   autoPayMs?: number
+  /** Called after each step of a record's life. */
+  changed: (data: Readonly<Transaction>) => void
 }
 
 /** PIX transactions: creation with idempotent replays, lookup, and the steps of their life. */
@@ -79,6 +81,7 @@ export class Transactions {
   act(id: string, action: Action, options: TransitionOptions = {}): Readonly<Transaction> {
     const entry = this.records.update(id, (data) => transition(data, action, this.now(), options))
     if (!entry) throw new NotFound(`no transaction with id ${id}`)
+    this.options.changed(entry.data)
     return entry.data
   }
 

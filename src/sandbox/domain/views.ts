@@ -32,7 +32,7 @@ function maskParty<P extends {document: DocumentValue | string}>(party: P): P {
 }
 
 /** The history with the current status's duration counted up to `now`. */
-function liveHistory(data: Readonly<Transaction>, now: number): Transaction['statusHistory'] {
+export function liveHistory(data: Pick<Transaction, 'statusHistory'>, now: number): Transaction['statusHistory'] {
   const history = data.statusHistory
   const last = history.at(-1)
   if (!last) return history
