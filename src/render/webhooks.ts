@@ -11,12 +11,13 @@ const or = (value: string | undefined, fallback = '-') => value || fallback
 
 /**
  * One line for a person per listener event: when, which notification, and what happened.
- * received: time, notification id, kind, status, reference id, original destination.
+ * received: time, notification id, kind, the record's new status, the notification's own status,
+ * reference id, original destination.
  */
 export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): string {
   const time = paint('dim', clock(event.at, zone))
   if (event.type === 'received') {
-    const parts = [time, or(event.id, '(no id)'), or(event.kind), paint('bold', or(event.status)), `ref ${or(event.referenceId)}`]
+    const parts = [time, or(event.id, '(no id)'), or(event.kind), paint('bold', or(event.recordStatus)), `[${or(event.status)}]`, `ref ${or(event.referenceId)}`]
     if (event.originalUrl) parts.push(`for ${event.originalUrl}`)
     if (event.method !== 'POST') parts.push(`(${event.method} ${event.path})`)
     return parts.join('  ')

@@ -9,7 +9,10 @@ export interface NotificationSummary {
   id?: string
   referenceId?: string
   kind?: string
+  /** The notification's own status when it was sent (RECEIVED on a first delivery). */
   status?: string
+  /** The status the record reached: what the notification announces (PAID, REFUNDED, ...). */
+  recordStatus?: string
   tags?: string[]
   createdAt?: string
   /** Where the gateway meant to deliver it, when a forwarder says so. */
@@ -99,7 +102,8 @@ export function summarize(headers: Record<string, string>, body: unknown): Notif
     id: text(headers[NOTIFICATION_HEADERS.id]) ?? text(record.id),
     referenceId: text(record.referenceId) ?? text(data.id),
     kind: text(record.kind),
-    status: text(record.status) ?? text(data.status),
+    status: text(record.status),
+    recordStatus: text(data.status),
     tags: Array.isArray(record.tags) ? record.tags.filter((tag): tag is string => typeof tag === 'string') : undefined,
     createdAt: text(record.createdAt),
     originalUrl: text(headers[NOTIFICATION_HEADERS.originalUrl]),

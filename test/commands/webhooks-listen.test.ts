@@ -7,7 +7,7 @@ const NOTIFICATION = {
   id: 'b5d7e0c2-9a51-4a3e-8c1f-0e6f1d2a3b4c',
   referenceId: '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11',
   kind: 'withdrawal',
-  status: 'PAID',
+  status: 'RECEIVED',
   tags: ['withdrawal', 'PAID'],
   createdAt: '2026-11-20T14:03:07.000Z',
   data: {id: '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', status: 'PAID', amount: 1000},
@@ -62,7 +62,7 @@ describe('webhooks listen', () => {
     const result = await run.stop()
     expect(result.code).toBe(0)
     // The time of arrival in the operator's zone (TZ), then the notification's own facts.
-    expect(result.stdout).toBe(`11:03:07  ${NOTIFICATION.id}  withdrawal  PAID  ref ${NOTIFICATION.referenceId}  for https://hooks.example.com/pix\n`)
+    expect(result.stdout).toBe(`11:03:07  ${NOTIFICATION.id}  withdrawal  PAID  [RECEIVED]  ref ${NOTIFICATION.referenceId}  for https://hooks.example.com/pix\n`)
     expect(result.stderr).toContain('gateway sandbox start --forward-webhooks http://127.0.0.1:')
     expect(result.stderr).toMatch(/Stopped \(SIGINT\): 1 received, 0 failed\.\n$/)
   })
@@ -77,7 +77,7 @@ describe('webhooks listen', () => {
     expect(result.code).toBe(0)
     const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))
     expect(events.map((event) => event.type)).toEqual(['received', 'forwarded'])
-    expect(events[0]).toMatchObject({id: NOTIFICATION.id, kind: 'withdrawal', status: 'PAID', body: NOTIFICATION, originalUrl: 'https://hooks.example.com/pix'})
+    expect(events[0]).toMatchObject({id: NOTIFICATION.id, kind: 'withdrawal', status: 'RECEIVED', recordStatus: 'PAID', body: NOTIFICATION, originalUrl: 'https://hooks.example.com/pix'})
     expect(events[1]).toMatchObject({id: NOTIFICATION.id, status: 202, target: app.url})
     expect(app.received[0].body).toEqual(NOTIFICATION)
     expect(result.stderr).toMatch(/1 received, 1 forwarded, 0 failed/)
@@ -90,7 +90,7 @@ describe('webhooks listen', () => {
     expect((await deliver(url)).status).toBe(502)
     const result = await run.stop()
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain(`${NOTIFICATION.id}  withdrawal  PAID`)
+    expect(result.stdout).toContain(`${NOTIFICATION.id}  withdrawal  PAID  [RECEIVED]`)
     expect(result.stderr).toContain(`${NOTIFICATION.id}  ✗ could not forward to ${down}: connection refused; answered 502`)
     expect(result.stderr).toMatch(/1 received, 0 forwarded, 1 failed/)
   })

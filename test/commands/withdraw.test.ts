@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
-import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
+import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const CPF = '529.982.247-25'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -43,10 +43,15 @@ describe('withdraw', () => {
     config.remove()
   })
 
+  /** How many withdrawals the sandbox holds, by its own list. */
+  const withdrawals = async () => ((await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {total: number}).total
+
   describe('offline', () => {
-    it('refuses to send without a terminal and without --yes, exit 2, nothing sent', async () => {
+    it('refuses to send without a terminal and without --yes, exit 2, and the sandbox holds no new withdrawal', async () => {
+      const before = await withdrawals()
       const result = await expectNothingSent(['--amount', '1000', '--pix-key', CPF], /^Error: a withdrawal sends money: confirm it with --yes/m)
       expect(result.stderr).toContain('nothing was sent')
+      expect(await withdrawals()).toBe(before)
     })
 
     it.each([
@@ -145,6 +150,82 @@ describe('withdraw', () => {
       } finally {
         other.remove()
       }
+    })
+  })
+
+  describe('sent', () => {
+    const send = async (args: string[], extra: {env?: Record<string, string>} = {}) => {
+      const result = await cli([...args, '--yes', '--json'], extra)
+      expect(result.code).toBe(0)
+      return {result, answer: JSON.parse(result.stdout) as {id: string; status: string; amount: number; idempotencyKey: string; replayed: boolean}}
+    }
+
+    it('sends once with --yes: the answer plus the key it made, the withdrawal PENDING in the sandbox', async () => {
+      const before = await withdrawals()
+      const {answer, result} = await send(['--amount', '15000', '--pix-key', CPF, '--external-code', 'payout-0002'])
+      expect(answer).toEqual({id: expect.any(String), externalCode: 'payout-0002', amount: 15000, status: 'PENDING', idempotencyKey: expect.stringMatching(UUID), replayed: false})
+      expect(result.stderr).toBe('PIX key type: CPF, inferred from the key (--pix-key-type sets it).\n')
+      expect(await withdrawals()).toBe(before + 1)
+      expect(sandbox.domain.withdrawals.get(answer.id)).toMatchObject({pixKey: '52998224725', pixKeyType: 'CPF', idempotencyKey: answer.idempotencyKey})
+    })
+
+    it.each([
+      ['529.982.247-25', undefined, 'CPF', '52998224725'],
+      ['11.222.333/0001-81', undefined, 'CNPJ', '11222333000181'],
+      ['12.abc.345/01de-35', undefined, 'CNPJ', '12ABC34501DE35'],
+      ['Maria@Example.com', undefined, 'EMAIL', 'maria@example.com'],
+      ['(11) 98765-4321', 'phone', 'PHONE', '+5511987654321'],
+      ['+5551998259765', undefined, 'PHONE', '+5551998259765'],
+      ['71C7D9BE-4B85-4E43-9F1C-1F3B8B4E9A2D', undefined, 'EVP', '71c7d9be-4b85-4e43-9f1c-1f3b8b4e9a2d'],
+    ])('sends the key %s (type %s) as %s %s, the form the sandbox takes', async (key, given, type, sent) => {
+      const {answer} = await send(['--amount', '100', '--pix-key', key, ...(given ? ['--pix-key-type', given] : [])])
+      expect(sandbox.domain.withdrawals.get(answer.id)).toMatchObject({pixKey: sent, pixKeyType: type})
+    })
+
+    it('prints the withdrawal for a person, the key masked, and the key it made on stderr', async () => {
+      const result = await cli(['--amount', '2500', '--pix-key', 'maria@example.com', '--yes'])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^✓ Withdrawal created\n {2}ID: +[0-9a-f-]{36}\n {2}Status: +PENDING\n {2}Amount: +R\$ 25,00\n {2}To: +EMAIL key \*+.com\n$/)
+      expect(result.stderr).toMatch(/^Idempotency key: [0-9a-f-]{36} \(to retry this exact withdrawal safely, pass --idempotency-key/m)
+    })
+
+    it('replays on the same idempotency key: one withdrawal, said to be created earlier; another body is refused', async () => {
+      const key = `payout-${Date.now()}`
+      const before = await withdrawals()
+      const first = await send(['--amount', '4200', '--pix-key', CPF, '--idempotency-key', key])
+      expect(first.answer.replayed).toBe(false)
+      expect((await runCommand(['sandbox', 'settle', first.answer.id], {env})).code).toBe(0)
+      const again = await cli(['--amount', '4200', '--pix-key', CPF, '--idempotency-key', key, '--yes'])
+      expect(again.code).toBe(0)
+      expect(again.stdout).toContain('✓ Withdrawal (created earlier)')
+      expect(again.stdout).toContain(`ID:            ${first.answer.id}`)
+      expect(again.stdout).toMatch(/Status: +PAID/)
+      expect(again.stderr).toContain(`This withdrawal was created earlier with the idempotency key ${key}: the gateway answered it again, and nothing new was sent out.`)
+      expect(again.stderr).toContain('Its current status cannot be looked up (the gateway has no withdrawal lookup): PAID is the status the gateway answered')
+      const json = await send(['--amount', '4200', '--pix-key', CPF, '--idempotency-key', key])
+      expect(json.answer).toMatchObject({id: first.answer.id, replayed: true, idempotencyKey: key})
+      const other = await cli(['--amount', '4300', '--pix-key', CPF, '--idempotency-key', key, '--yes', '--json'])
+      expect(other.code).toBe(5)
+      expect(JSON.parse(other.stdout).error).toMatchObject({code: 'REJECTED', status: 422})
+      expect(await withdrawals()).toBe(before + 1)
+    })
+
+    it('sends to the path GATEWAY_WITHDRAW_PATH names, and --output json without --json', async () => {
+      const before = (await stats(sandbox.baseUrl)).byRoute['POST /withdraw'] ?? 0
+      const result = await cli(['--amount', '100', '--pix-key', CPF, '--yes', '--output', 'json'], {env: {GATEWAY_WITHDRAW_PATH: '/withdraw'}})
+      expect(result.code).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({status: 'PENDING', replayed: false})
+      expect((await stats(sandbox.baseUrl)).byRoute['POST /withdraw']).toBe(before + 1)
+    })
+
+    it('exits 7 on a 500 and 6 on a 429, with the key to retry safely', async () => {
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 1})
+      const failed = await cli(['--amount', '100', '--pix-key', CPF, '--yes'])
+      expect(failed.code).toBe(7)
+      expect(failed.stderr).toMatch(/^Idempotency key: [0-9a-f-]{36} /m)
+      expect(failed.stderr).toContain('the withdrawal: the gateway failed (500)')
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 429, count: 1})
+      expect((await cli(['--amount', '100', '--pix-key', CPF, '--yes'])).code).toBe(6)
     })
   })
 })

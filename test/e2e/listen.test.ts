@@ -21,13 +21,13 @@ describe('webhooks listen as a process', () => {
     const answer = await fetch(url, {
       method: 'POST',
       headers: {'content-type': 'application/json', 'x-notification-id': 'ntf-1'},
-      body: JSON.stringify({id: 'ntf-1', referenceId: 'rec-1', kind: 'transaction', status: 'RECEIVED', tags: ['transaction', 'PAID'], data: {}}),
+      body: JSON.stringify({id: 'ntf-1', referenceId: 'rec-1', kind: 'transaction', status: 'RECEIVED', tags: ['transaction', 'PAID'], data: {status: 'PAID'}}),
     })
     expect(answer.status).toBe(200)
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     child.kill('SIGINT')
     expect(await exited).toBe(0)
-    expect(stdout).toMatch(/^\d\d:\d\d:\d\d {2}ntf-1 {2}transaction {2}RECEIVED {2}ref rec-1\n$/)
+    expect(stdout).toMatch(/^\d\d:\d\d:\d\d {2}ntf-1 {2}transaction {2}PAID {2}\[RECEIVED\] {2}ref rec-1\n$/)
     expect(stderr).toMatch(/Stopped \(SIGINT\): 1 received, 0 failed\.\n$/)
   })
 })
