@@ -68,6 +68,47 @@ describe('gateway sandbox settle', () => {
   })
 })
 
+/** Spawns `gateway sandbox start --port 0 --json ...args` and answers its ready line. */
+async function startCli(args: string[], running: ChildProcessWithoutNullStreams[]): Promise<Record<string, unknown> & {baseUrl: string}> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {env: cleanEnv()})
+  running.push(child)
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({input: child.stdout}).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`sandbox start exited ${code}`)))
+  })
+  return JSON.parse(line)
+}
+
+describe('gateway sandbox start --faults', () => {
+  const running: ChildProcessWithoutNullStreams[] = []
+  afterAll(() => {
+    for (const child of running) child.kill('SIGKILL')
+  })
+
+  it('fails gateway requests with the kinds asked for, spares the token endpoint, and says its seed', async () => {
+    const ready = await startCli(['--faults', '1', '--fault-kinds', '503,429', '--fault-seed', '5', '--latency', '1'], running)
+    expect(ready.faults).toEqual({rate: 1, kinds: ['503', '429'], seed: 5})
+    const token = await tokenFor(ready.baseUrl)
+    const statuses = new Set<number>()
+    for (let index = 0; index < 20; index += 1) {
+      statuses.add((await fetch(`${ready.baseUrl}/core/deposit`, {headers: {authorization: `Bearer ${token}`}})).status)
+    }
+    expect(statuses).toEqual(new Set([503, 429]))
+  })
+
+  it.each([
+    [['--faults', '1.5'], '--faults must be a share from 0 to 1'],
+    [['--faults', 'often'], '--faults must be a share from 0 to 1'],
+    [['--faults', '0.1', '--fault-kinds', '500,boom'], '--fault-kinds takes 500, 503, 429, reset, reset-after, slow; got "boom"'],
+    [['--fault-seed', '3'], '--faults'],
+    [['--latency', '-5'], '--latency'],
+  ])('refuses %j with exit 2', async (args, says) => {
+    const result = await runCli(['sandbox', 'start', '--port', '0', ...args])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(says)
+  })
+})
+
 describe('gateway sandbox start --forward-webhooks', () => {
   const running: ChildProcessWithoutNullStreams[] = []
   afterAll(() => {
