@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {runCommand, type InProcessResult} from '../helpers/context.js'
+import {runCommand} from '../helpers/context.js'
+import {runListener} from '../helpers/listen.js'
 import {closedPort, startListener, type Listener} from '../sandbox/listener.js'
 
 const NOTIFICATION = {
@@ -21,32 +22,9 @@ function deliver(url: string) {
   })
 }
 
-/** Runs `webhooks listen` in-process; answers its URL once it listens, and a way to press Ctrl-C. */
-function listen(args: string[]): {url: Promise<string>; stop(): Promise<InProcessResult>} {
-  let interrupt!: (signal: NodeJS.Signals) => void
-  const interrupted = new Promise<NodeJS.Signals>((resolve) => (interrupt = resolve))
-  let found!: (url: string) => void
-  const url = new Promise<string>((resolve) => (found = resolve))
-  let seen = ''
-  const running = runCommand(['webhooks', 'listen', '--port', '0', ...args], {
-    env: {TZ: 'America/Sao_Paulo'},
-    now: () => Date.parse('2026-11-20T14:03:07.000Z'),
-    interrupted: () => interrupted,
-    onStderr: (chunk) => {
-      seen += chunk
-      const match = /Listening for notifications on (http:\/\/[\d.]+:\d+)/.exec(seen)
-      if (match) found(match[1])
-    },
-  })
-  void running.then((result) => found(`(ended: ${result.code} ${result.stderr})`))
-  return {
-    url,
-    async stop() {
-      interrupt('SIGINT')
-      return running
-    },
-  }
-}
+/** The listener on any free port, its clock and zone fixed so its lines can be compared whole. */
+const listen = (args: string[]) =>
+  runListener(['--port', '0', ...args], {env: {TZ: 'America/Sao_Paulo'}, now: () => Date.parse('2026-11-20T14:03:07.000Z')})
 
 describe('webhooks listen', () => {
   const apps: Listener[] = []
