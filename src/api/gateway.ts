@@ -4,7 +4,7 @@ import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
-import type {CreateTransactionResponse, DepositPage, PixResponse, SandboxWithdrawal, Transaction, WithdrawResponse} from './types.js'
+import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction, WithdrawResponse} from './types.js'
 
 /** The withdraw path when the profile and the environment name no other: the reference does not show it. */
 export const DEFAULT_WITHDRAW_PATH = '/core/withdraw'
@@ -76,15 +76,6 @@ export class GatewayApi {
     const {body: record} = await this.client.request<Transaction>('POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`, {
       json: body,
       context: `sandbox ${action} of ${id}`,
-    })
-    return record
-  }
-
-  /** Sandbox only: a PENDING withdrawal is paid, or fails (with `message` as its errorMessage). */
-  async sandboxSettle(id: string, settlement: {status: 'PAID'} | {status: 'FAILED'; message?: string}): Promise<SandboxWithdrawal> {
-    const {body: record} = await this.client.request<SandboxWithdrawal>('POST', `/_sandbox/withdrawals/${encodeURIComponent(id)}/settle`, {
-      json: settlement,
-      context: `sandbox settle of ${id}`,
     })
     return record
   }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import type {WithdrawResponse} from '../api/types.js'
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
 import {flagsOf, refuse} from '../input/fields.js'
@@ -128,6 +128,7 @@ An idempotency key is always sent; one is made when none is given and shown on s
   ]
 
   static override flags = {
+    json: jsonFlag('the withdraw response (id, externalCode, amount, status) plus idempotencyKey and replayed; with --dry-run, the request that would be sent'),
     ...flagsOf(WITHDRAW_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     yes: Flags.boolean({char: 'y', description: 'Send without asking; required when there is no terminal.'}),

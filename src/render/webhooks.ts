@@ -1,4 +1,4 @@
-import type {Paint} from '../output/terminal.js'
+import type {Paint} from '../cli/terminal.js'
 import {localTime} from '../output/time.js'
 import type {ListenerEvent} from '../webhooks/listener.js'
 

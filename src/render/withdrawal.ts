@@ -1,5 +1,5 @@
 import type {WithdrawResponse} from '../api/types.js'
-import type {Paint} from '../output/terminal.js'
+import type {Paint} from '../cli/terminal.js'
 import {brl} from './money.js'
 
 /** The question asked before money leaves: amount in BRL, the key exactly as it will be sent, its type. */

@@ -12,7 +12,8 @@ import {isLoopbackHost} from '../api/base-url.js'
 import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
 
 /**
- * The field rules of the reference and decisions.md as zod schemas, each with a message a person
+ * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
+ * CNPJ, phone and name formats, https webhooks), as zod schemas, each with a message a person
  * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
  */
 
@@ -242,9 +243,11 @@ export function issuesOf(error: z.ZodError): Issue[] {
     const path = issue.path.map(String).join('.') || '(body)'
     let {message} = issue
     if (issue.code === 'unrecognized_keys') message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
-    else if ('input' in issue && issue.input === null) message = 'must not be null'
     else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && 'input' in issue && issue.input === undefined) {
       message = 'is required'
+    } else if ('input' in issue && issue.input === null && issue.code !== 'custom') {
+      // An explicit null is a value, not an absence: it is refused, never read as "use the default".
+      message = 'must not be null'
     }
     const key = `${path}\u0000${message}`
     if (seen.has(key)) continue

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {isLoopbackHost} from '../../api/base-url.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
 
@@ -25,6 +25,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
   ]
 
   static override flags = {
+    json: jsonFlag('one line when ready: baseUrl and the clients'),
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),

@@ -86,7 +86,7 @@ export async function webhooksListen(options: WebhooksListenOptions, ctx: Comman
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive notifications locally, show each as it arrives, and relay them to your app.'
 
-  static override description = `Runs a local HTTP receiver for webhook notifications until Ctrl-C. Each notification is shown as it arrives: one line (time, notification id, kind, status, reference id, the original destination) or, with --output ndjson (or --json), one JSON event per line on stdout: received, forwarded and failed.
+  static override description = `Runs a local HTTP receiver for webhook notifications until Ctrl-C. Each notification is shown as it arrives: one line (time of arrival, notification id, kind, the record's new status, the notification's own status in brackets, reference id, the original destination) or, with --output ndjson (or --json), one JSON event per line on stdout: received, forwarded and failed.
 
 With --forward-to, each notification is relayed, headers and body, to your app, the app's answer status is shown, and the sender is answered with that same status. When the app cannot be reached the sender gets 502 (504 when it is too slow), so the notification ends FAILED or ERROR and can be replayed with \`webhooks resend\`: nothing is acknowledged that was not delivered.
 
@@ -99,6 +99,7 @@ Every request is handled on its own, on a fresh connection to the app, so nothin
   ]
 
   static override flags = {
+    json: Flags.boolean({description: 'The same as --output ndjson: one JSON event per line on stdout (received, forwarded, failed).', helpGroup: 'GLOBAL'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4020, min: 0, max: 65_535}),
     host: Flags.string({description: 'Address to listen on.', default: '127.0.0.1'}),
     'forward-to': Flags.string({description: 'Relay each notification to this URL, and answer with its status.', helpValue: '<url>'}),

@@ -1,5 +1,5 @@
 import {PermissionError} from '../../api/errors.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
 import {flagsOf, nameIssue} from '../../input/fields.js'
@@ -93,7 +93,10 @@ The endpoint needs the ${RESEND_SCOPE} scope: when the cached token lacks it, th
     },
   ]
 
-  static override flags = flagsOf(resendFields({now: 0}))
+  static override flags = {
+    json: jsonFlag('{accepted: true, request} with the body that was sent'),
+    ...flagsOf(resendFields({now: 0})),
+  }
 
   async run(): Promise<ResendResult | undefined> {
     const result = await webhooksResend({fields: this.flags}, this.ctx)
