@@ -64,9 +64,9 @@ export async function webhooksResend(options: WebhooksResendOptions, ctx: Comman
   }
   const result: ResendResult = {accepted: true, request: body}
   if (ctx.globals.json) return result
-  const selection = body.referenceId ? `reference id ${body.referenceId}` : `created from ${body.startDate} to ${body.endDate}`
+  const selection = body.referenceId ? `with reference id ${body.referenceId}` : `created from ${body.startDate} to ${body.endDate}`
   const narrowed = [body.status ? `status ${body.status.join(' or ')}` : '', body.tags ? `tag ${body.tags.join(' or ')}` : ''].filter(Boolean).join(', ')
-  ctx.out(`${ctx.paint('green', '✓')} Resend ${ctx.paint('bold', 'ACCEPTED')}: notifications with ${selection}${narrowed ? `, ${narrowed}` : ''}`)
+  ctx.out(`${ctx.paint('green', '✓')} Resend ${ctx.paint('bold', 'ACCEPTED')}: notifications ${selection}${narrowed ? `, ${narrowed}` : ''}`)
   if (body.overrideURL) ctx.out(`  To: ${body.overrideURL} (instead of each notification's own URL)`)
   ctx.note('Accepted is not delivered: the gateway sends them on its own time. Watch them arrive with `gateway webhooks listen`.')
   return result
