@@ -96,6 +96,9 @@ function emit<T>(result: T, options: WithdrawOptions, ctx: CommandContext): T | 
  */
 async function confirm(body: WithdrawBody, options: WithdrawOptions, ctx: CommandContext): Promise<void> {
   if (options.yes) return
+  if (options.body === '-') {
+    throw new UsageError('--body - reads the request from stdin, which leaves no terminal to ask in: confirm the withdrawal with --yes (nothing was sent)')
+  }
   if (!(ctx.io.stdinTTY && ctx.io.stderrTTY)) {
     throw new UsageError('a withdrawal sends money: confirm it with --yes when there is no terminal to ask in (nothing was sent)', {
       hint: 'Check the request first with --dry-run.',

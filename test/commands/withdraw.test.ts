@@ -218,6 +218,17 @@ describe('withdraw', () => {
       expect((await stats(sandbox.baseUrl)).byRoute['POST /withdraw']).toBe(before + 1)
     })
 
+    it('asks for --yes with --body -, stdin being the body, even in a terminal', async () => {
+      const before = await withdrawals()
+      const result = await runCommand(['withdraw', '--body', '-'], {env, input: JSON.stringify({amount: 100, pixKey: CPF}), tty: {stdin: true, stdout: true, stderr: true}})
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('--body - reads the request from stdin, which leaves no terminal to ask in: confirm the withdrawal with --yes')
+      expect(await withdrawals()).toBe(before)
+      const sent = await runCommand(['withdraw', '--body', '-', '--yes', '--json'], {env, input: JSON.stringify({amount: 100, pixKey: CPF})})
+      expect(sent.code).toBe(0)
+      expect(await withdrawals()).toBe(before + 1)
+    })
+
     it('exits 7 on a 500 and 6 on a 429, with the key to retry safely', async () => {
       await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 1})
       const failed = await cli(['--amount', '100', '--pix-key', CPF, '--yes'])

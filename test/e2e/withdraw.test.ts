@@ -47,6 +47,17 @@ describe('withdraw as a process', () => {
     expect(await withdrawals()).toBe(0)
   })
 
+  it('Ctrl-C at the prompt ends the run, nothing sent', async () => {
+    const result = await runInTerminal(['withdraw', '--amount', '100', '--pix-key', '529.982.247-25'], {
+      env,
+      steps: [{expect: '\\[y/N\\] ', send: '\u0003'}],
+    })
+    // Ended by the SIGINT itself, as Ctrl-C ends any program (a shell reports 130).
+    expect(result.code).toBe(-2)
+    expect(result.output.replace(ANSI, '')).not.toContain('Withdrawal created')
+    expect(await withdrawals()).toBe(0)
+  })
+
   it('sends exactly once on "yes"', async () => {
     const result = await runInTerminal(['withdraw', '--amount', '5000', '--pix-key', 'maria@example.com'], {
       env,
