@@ -22,6 +22,9 @@ export interface TestIOOptions {
   /** Keys "typed" in raw mode, for the pager and hidden prompts. */
   keys?: string[]
   env?: NodeJS.ProcessEnv
+  /** Sees each chunk as it is written, for a test that reacts to a running command. */
+  onStdout?: (chunk: string) => void
+  onStderr?: (chunk: string) => void
 }
 
 /** Streams that keep what is written to them, and a stdin that holds `input`. */
@@ -30,8 +33,14 @@ export function testIO(options: TestIOOptions = {}): IO & {stdoutText(): string;
   const stderr = new PassThrough()
   let out = ''
   let err = ''
-  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+  stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk
+    options.onStdout?.(chunk)
+  })
+  stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk
+    options.onStderr?.(chunk)
+  })
   const tty = options.tty ?? {}
   const terminal = detectTerminal(
     {stdoutTTY: Boolean(tty.stdout), stderrTTY: Boolean(tty.stderr), stdinTTY: Boolean(tty.stdin), stdoutColumns: options.columns},
