@@ -1,4 +1,4 @@
-import type {GatewayClient, QueryValue} from './client.js'
+import {isReplay, type GatewayClient, type QueryValue} from './client.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
@@ -21,10 +21,21 @@ function replayedOf(headers: Record<string, string | string[] | undefined>): boo
   return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
 }
 
+/** Where transactions are created, and looked up (`{id}` for the id). */
+export const TRANSACTION_PATH = '/core/transaction'
+export const TRANSACTION_LOOKUP = '/core/transaction/{id}'
+
 /** The deposit list's query: the contract's type. */
 export type DepositListQuery = DepositQuery
 
 export type SandboxAction = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
+
+/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
+export interface Idempotent<T> {
+  body: T
+  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
+  replayed: boolean
+}
 
 /** The gateway's endpoints, typed. Every call goes through the client's single door. */
 export class GatewayApi {
@@ -32,16 +43,25 @@ export class GatewayApi {
 
   /** POST /core/transaction. The response's PIX data is read from pixResponse, else pix. */
   async createTransaction(body: CreateTransactionBody): Promise<CreateTransactionResponse> {
-    const {body: answer} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', '/core/transaction', {
+    return (await this.postTransaction(body)).body
+  }
+
+  /**
+   * POST /core/transaction, retried under its idempotency key, saying whether the answer replays
+   * an earlier request (header Idempotent-Replayed), whose record may have moved on since.
+   */
+  async postTransaction(body: CreateTransactionBody): Promise<Idempotent<CreateTransactionResponse>> {
+    const {body: answer, headers} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', TRANSACTION_PATH, {
       json: body,
+      idempotencyKey: body.idempotencyKey,
       context: 'creating the transaction',
     })
     const {pix, ...rest} = answer
-    return rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}
+    return {body: rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}, replayed: isReplay(headers)}
   }
 
   async getTransaction(id: string, options: {timeoutMs?: number} = {}): Promise<Transaction> {
-    const {body} = await this.client.request<Transaction>('GET', `/core/transaction/${encodeURIComponent(id)}`, {
+    const {body} = await this.client.request<Transaction>('GET', TRANSACTION_LOOKUP.replace('{id}', encodeURIComponent(id)), {
       context: `looking up transaction ${id}`,
       timeoutMs: options.timeoutMs,
     })

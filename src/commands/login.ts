@@ -24,7 +24,8 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
 
   let clientId = options.clientId ?? previous?.clientId
   if (!clientId && ctx.io.prompt) clientId = await prompt(ctx.io, 'Client ID: ')
-  if (!clientId) throw new UsageError('--client-id is required (or set GATEWAY_CLIENT_ID)')
+  if (!clientId?.trim()) throw new UsageError('--client-id is required (or set GATEWAY_CLIENT_ID)')
+  if (/[\u0000-\u001f\u007f]/.test(clientId)) throw new UsageError('--client-id must not hold control characters or line breaks')
 
   const clientSecret = await readSecret(options, ctx)
   ctx.handled(clientSecret)

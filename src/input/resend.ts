@@ -59,6 +59,11 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   const notes: string[] = []
   const byDate = body.startDate !== undefined || body.endDate !== undefined
   const selection = (message: string): PreparedResend => ({...built, notes, issues: [{path: '', message}]})
+  // A mistyped value is the first thing to fix: said before which selection the flags make.
+  const {checkWith} = await import('../schemas/rules.js')
+  const {resendStrictSchema} = await import('../schemas/resend.js')
+  const fields = checkWith(resendStrictSchema, body)
+  if (!fields.ok) return {...built, notes, issues: fields.issues}
   if (byDate && body.referenceId !== undefined) {
     return selection('choose one selection: --reference-id, or a date range with --from/--to, not both')
   }

@@ -59,8 +59,14 @@ export async function prepareWithdraw(flags: Record<string, unknown>, base: Reco
   }
   const checked = checkWithdraw(body, {strict: true})
   if (!checked.ok) {
-    // The key's own problem is said once, by the key check above.
-    for (const issue of checked.issues) if (!issues.some((known) => known.path === issue.path)) issues.push(issue)
+    // The key's own problem is said once, by the key check above; a type that could not be inferred
+    // from a key already refused is no second problem.
+    const keyRefused = issues.some((known) => known.path === 'pixKey')
+    for (const issue of checked.issues) {
+      if (issues.some((known) => known.path === issue.path)) continue
+      if (keyRefused && issue.path === 'pixKeyType' && body.pixKeyType === undefined) continue
+      issues.push(issue)
+    }
   }
   return {...built, issues, inferredType, generatedKey, value: checked.ok && issues.length === 0 ? {...checked.value, idempotencyKey: body.idempotencyKey as string} : undefined}
 }

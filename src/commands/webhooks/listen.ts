@@ -40,13 +40,14 @@ function checkForwardTo(input: string): string {
  * events.
  */
 export async function webhooksListen(options: WebhooksListenOptions, ctx: CommandContext): Promise<ListenTally> {
+  if (!options.host.trim() || /[\s\u0000-\u001f\u007f]/.test(options.host)) throw new UsageError(`--host must be an address to listen on, such as 127.0.0.1; got "${options.host}"`)
   const forwardTo = options.forwardTo === undefined ? undefined : checkForwardTo(options.forwardTo)
   const ndjson = options.output === 'ndjson' || (options.output === undefined && ctx.globals.json)
   const {WebhookListener} = await import('../../webhooks/listener.js')
   const listener = new WebhookListener({host: options.host, port: options.port, forwardTo, forwardTimeoutMs: options.forwardTimeoutMs, now: ctx.now})
   const url = await listener.start().catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${options.port} is already in use; pick another, or --port 0 for any free one`)
-    if (error.code === 'EADDRNOTAVAIL') throw new UsageError(`--host ${options.host} is not an address of this machine`)
+    if (['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EINVAL'].includes(error.code ?? '')) throw new UsageError(`--host ${options.host} is not an address of this machine`)
     throw error
   })
   const {eventLine} = await import('../../render/webhooks.js')
