@@ -12,8 +12,9 @@ import {isLoopbackHost} from '../api/base-url.js'
 import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
 
 /**
- * The field rules of the reference and decisions.md as zod schemas, each with a message a person
- * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
+ * The field rules of the reference and of the project's decisions as zod schemas, each with a
+ * message a person can act on. The CLI checks flags with them before sending; the sandbox
+ * answers 422 with them.
  */
 
 const {min: AMOUNT_MIN, max: AMOUNT_MAX} = LIMITS.amount
@@ -236,6 +237,10 @@ export const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
     .array(z.enum(values, {error: `must be one of ${values.join(', ')}`}), {error: `must be a list of ${values.join(', ')}`})
     .refine((list) => list.length > 0, {error: 'must not be empty', abort: true})
     .refine((list) => new Set(list).size === list.length, {error: 'must not repeat a value'})
+
+/** A JSON object: not null, not a list. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export interface Issue {
   /** Dotted path of the field, e.g. customer.document or items.1.title. */
