@@ -121,8 +121,9 @@ describe('the bearer on every other route', () => {
     expect(await message(response)).toBe('the access token has expired')
   })
 
-  it('answers 401 for every token issued before a revocation', async () => {
+  it('answers 401 for every token issued before a revocation, one already used too', async () => {
     const token = await tokenFor(sandbox.baseUrl)
+    expect((await lookup(`Bearer ${token}`)).status).toBe(404)
     await control(sandbox.baseUrl, '/_sandbox/auth/revoke')
     expect((await lookup(`Bearer ${token}`)).status).toBe(401)
     expect((await lookup(`Bearer ${await tokenFor(sandbox.baseUrl)}`)).status).toBe(404)
