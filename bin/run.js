@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+import {run} from '../dist/cli/gateway.js'
 
-await execute({dir: import.meta.url})
+await run(import.meta.url)
