@@ -1,17 +1,10 @@
 import type {GatewayClient, QueryValue} from './client.js'
+import type {DepositQuery} from '../schemas/deposit.js'
+import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction} from './types.js'
 
-export interface DepositListQuery {
-  status?: string[]
-  depositOrigin?: string[]
-  startDate?: string
-  endDate?: string
-  minAmount?: number
-  maxAmount?: number
-  page?: number
-  perPage?: number
-  snapshot?: string
-}
+/** The deposit list's query: the contract's type. */
+export type DepositListQuery = DepositQuery
 
 export type SandboxAction = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
 
@@ -20,7 +13,7 @@ export class GatewayApi {
   constructor(readonly client: GatewayClient) {}
 
   /** POST /core/transaction. The response's PIX data is read from pixResponse, else pix. */
-  async createTransaction(body: Record<string, unknown>): Promise<CreateTransactionResponse> {
+  async createTransaction(body: CreateTransactionBody): Promise<CreateTransactionResponse> {
     const {body: answer} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', '/core/transaction', {
       json: body,
       context: 'creating the transaction',

@@ -1,9 +1,8 @@
 import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transaction} from '../api/types.js'
-import {formatDuration} from './duration.js'
+import {formatDuration} from '../input/duration.js'
 import {brl} from './money.js'
-import type {Style} from './output.js'
+import type {Paint, Style} from '../output/terminal.js'
 
-type Paint = (style: Style, text: string) => string
 
 const STATUS_STYLE: Record<string, Style> = {
   PAID: 'green',

@@ -154,6 +154,7 @@ export function issuesOf(error: z.ZodError): Issue[] {
     const path = issue.path.map(String).join('.') || '(body)'
     let {message} = issue
     if (issue.code === 'unrecognized_keys') message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+    else if ('input' in issue && issue.input === null) message = 'must not be null (leave the field out instead)'
     else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && 'input' in issue && issue.input === undefined) {
       message = 'is required'
     }

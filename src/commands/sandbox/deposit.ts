@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {Deposit} from '../../api/types.js'
 import {BaseCommand} from '../../base-command.js'
-import {requireCents} from '../../render/money.js'
+import {requireCents} from '../../input/money.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 
 export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
@@ -23,12 +23,11 @@ export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
 
   async run(): Promise<Deposit | undefined> {
     const amount = requireCents(this.flags.amount, '--amount')
-    const session = await this.openSession()
-    const {GatewayApi} = await import('../../api/gateway.js')
-    const deposit = await new GatewayApi(session.client).sandboxDeposit({amount, status: this.flags.status})
-    if (this.jsonEnabled()) return deposit as Deposit
+    const api = await this.ctx.api()
+    const deposit = await api.sandboxDeposit({amount, status: this.flags.status})
+    if (this.ctx.globals.json) return deposit as Deposit
     const {brl} = await import('../../render/money.js')
-    this.out(`${this.paint('green', '✓')} Deposit ${deposit.id}: ${brl(deposit.amount)} by PIX key, ${deposit.status}`)
+    this.ctx.out(`${this.ctx.paint('green', '✓')} Deposit ${deposit.id}: ${brl(deposit.amount)} by PIX key, ${deposit.status}`)
     return undefined
   }
 }

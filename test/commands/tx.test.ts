@@ -3,7 +3,8 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/context.js'
 import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 const CPF = '529.982.247-25'
@@ -34,7 +35,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
   let env: Record<string, string>
   let token: string
 
-  const cli = (args: string[], extra: {input?: string} = {}) => runCli(args, {env, ...extra})
+  const cli = (args: string[], extra: {input?: string} = {}) => runCommand(args, {env, ...extra})
   const create = async (args: string[] = full) => {
     const result = await cli(['tx', 'create', ...args, '--json'])
     expect(result.stderr).toBe('')
@@ -59,7 +60,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
+    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
       env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
     })
     expect(login.code).toBe(0)
@@ -165,7 +166,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       [['--amount', '10000001'], /--amount must be from 1 to 10000000 cents/],
       [[], /^Error: --amount is required$/m],
       [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '123.456.789-00'], /--customer-document must be a valid CPF or CNPJ/],
-      [['--amount', '100', '--customer-document', CPF], /body field customer.name is required/],
+      [['--amount', '100', '--customer-document', CPF], /^Error: --customer-name is required\n$/],
       [['--amount', '100', '--webhook-url', 'http://hooks.example.com'], /--webhook-url must use https/],
       [['--amount', '100', '--webhook-url', 'https://hooks.example.com/x#frag'], /--webhook-url must not carry a fragment/],
       [['--amount', '100', '--external-code', 'short'], /--external-code must be 8 to 255 characters long/],
@@ -286,13 +287,28 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       expect(result.stderr).toContain(`transaction ${id} settled in FAILED, not PAID`)
     })
 
+    it('--watch --until a status the record can no longer reach exits 9 at once', async () => {
+      const {id} = await create()
+      expect((await cli(['sandbox', 'pay', id])).code).toBe(0)
+      let slept = 0
+      const result = await runCommand(['tx', 'get', id, '--watch', '--until', 'PENDING', '--interval', '10s'], {
+        env,
+        sleep: async () => {
+          slept += 1
+        },
+      })
+      expect(result.code).toBe(9)
+      expect(slept).toBe(0)
+      expect(result.stderr).toContain(`transaction ${id} is PAID, from which it can no longer become PENDING`)
+    })
+
     it('--watch reaches PAID by itself when the sandbox pays QR codes automatically', async () => {
       const auto = await startTestSandbox({autoPayMs: 300})
       try {
         const autoEnv = {...env, GATEWAY_BASE_URL: auto.baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
-        const created = await runCli(['tx', 'create', '--amount', '100', '--json'], {env: autoEnv})
+        const created = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env: autoEnv})
         expect(created.code).toBe(0)
-        const result = await runCli(['tx', 'get', JSON.parse(created.stdout).id, '--watch', '--interval', '100ms', '--json'], {env: autoEnv})
+        const result = await runCommand(['tx', 'get', JSON.parse(created.stdout).id, '--watch', '--interval', '100ms', '--json'], {env: autoEnv})
         expect(result.code).toBe(0)
         expect(JSON.parse(result.stdout).status).toBe('PAID')
       } finally {

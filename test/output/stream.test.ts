@@ -3,7 +3,8 @@ import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import type {Deposit} from '../../src/api/types.js'
-import {CSV_COLUMNS, csvField, RecordWriter} from '../../src/render/deposits.js'
+import {DEPOSIT_CSV} from '../../src/render/deposits.js'
+import {csvField, RecordWriter} from '../../src/output/stream.js'
 
 const deposit = (id: string, name = 'Ana'): Deposit =>
   ({id, amount: 100, status: 'PAID', depositOrigin: 'QRCODE', createdAt: '2026-11-21T00:00:00Z', payer: {name}}) as unknown as Deposit
@@ -12,7 +13,7 @@ async function written(format: 'ndjson' | 'csv' | 'json', pages: Deposit[][]): P
   const out = new PassThrough()
   let text = ''
   out.on('data', (chunk) => (text += chunk))
-  const writer = new RecordWriter(out, format)
+  const writer = new RecordWriter(out, format, DEPOSIT_CSV)
   await writer.begin()
   for (const page of pages) await writer.records(page)
   await writer.end()
@@ -28,10 +29,18 @@ describe('export formats', () => {
     expect(csvField(undefined)).toBe('')
   })
 
+  it('defuses cells a spreadsheet would run as a formula', () => {
+    expect(csvField('=SUM(A1:A2)')).toBe("'=SUM(A1:A2)")
+    expect(csvField('+55 11')).toBe("'+55 11")
+    expect(csvField('-1')).toBe("'-1")
+    expect(csvField('@cmd')).toBe("'@cmd")
+    expect(csvField(-1)).toBe('-1')
+  })
+
   it('writes a fixed CSV header, then one row per record', async () => {
     const text = await written('csv', [[deposit('1', 'Silva, "Ana"')], [deposit('2')]])
     const lines = text.split('\r\n')
-    expect(lines[0]).toBe(CSV_COLUMNS.map(([name]) => name).join(','))
+    expect(lines[0]).toBe(DEPOSIT_CSV.map(([name]) => name).join(','))
     expect(lines[1]).toContain('"Silva, ""Ana"""')
     expect(lines).toHaveLength(4)
   })
