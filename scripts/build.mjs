@@ -13,7 +13,7 @@
 // Usage: node scripts/build.mjs [--no-manifest] [--metafile FILE]   (FILE: esbuild's account of
 // what went into each output file, for size studies)
 import {execFileSync} from 'node:child_process'
-import {readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -86,6 +86,70 @@ const commonJsNamedExports = {
   },
 }
 
+/**
+ * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
+ * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
+ * The CLI needs only dispatchers and `request`, so the bundle takes them from undici's own modules.
+ * The names offered are listed here; the build fails if the sources ask undici for another one.
+ */
+const UNDICI_SLIM = `
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
+import api from 'undici/lib/api/index.js'
+import util from 'undici/lib/core/util.js'
+import globalDispatcher from 'undici/lib/global.js'
+export {default as Agent} from 'undici/lib/dispatcher/agent.js'
+export {default as Client} from 'undici/lib/dispatcher/client.js'
+export {default as Pool} from 'undici/lib/dispatcher/pool.js'
+export {default as errors} from 'undici/lib/core/errors.js'
+export {Dispatcher}
+export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
+
+// As undici's index does: every dispatcher answers request(), stream(), pipeline()...
+Object.assign(Dispatcher.prototype, api)
+
+/** undici's request(url, options): the URL split into origin and path, sent by options.dispatcher. */
+export function request(url, options = {}) {
+  const target = options.path == null ? util.parseURL(url) : new URL(util.parseOrigin(url).origin + (options.path.startsWith('/') ? '' : '/') + options.path)
+  const {dispatcher = getGlobalDispatcher()} = options
+  return dispatcher.request({
+    ...options,
+    origin: target.origin,
+    path: target.pathname + target.search,
+    method: options.method || (options.body ? 'PUT' : 'GET'),
+  })
+}
+`
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request'])
+
+/** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
+function undiciNames(source) {
+  const lists = [
+    ...source.matchAll(/import\s*\{([^{}]*)\}\s*from\s*['"]undici['"]/g),
+    ...source.matchAll(/\{([^{}]*)\}\s*=\s*await\s+import\(\s*['"]undici['"]\s*\)/g),
+  ]
+  // Any other use (a namespace, a default import, an import() kept whole) takes all of it.
+  const uses = source.match(/from\s*['"]undici['"]|import\(\s*['"]undici['"]\s*\)/g)?.length ?? 0
+  const whole = uses > lists.length
+  return {names: lists.flatMap(([, list]) => list.split(',').map((item) => item.split(/\s+as\s+|:/)[0].trim()).filter(Boolean)), whole}
+}
+
+const slimUndici = {
+  name: 'slim-undici',
+  setup(builder) {
+    builder.onResolve({filter: /^undici$/}, ({importer}) => {
+      const source = readFileSync(importer, 'utf8').replace(/import\s+type\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')
+      const {names, whole} = undiciNames(source)
+      const missing = names.filter((name) => !UNDICI_SLIM_NAMES.has(name))
+      if (whole || missing.length > 0) {
+        const what = whole ? 'undici as a whole' : `${missing.join(', ')} from undici`
+        return {errors: [{text: `${relative(root, importer)} takes ${what}: name each export it uses, and offer it in UNDICI_SLIM (scripts/build.mjs)`}]}
+      }
+      return {path: 'undici', namespace: 'slim-undici'}
+    })
+    builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
+  },
+}
+
 const run = (command, args) => execFileSync(command, args, {cwd: root, stdio: 'inherit'})
 const binOf = (pkg, name) => join(root, 'node_modules', pkg, require(`${pkg}/package.json`).bin[name])
 
@@ -108,7 +172,7 @@ const result = await build({
   banner: {js: `import {createRequire as __gatewayRequire} from 'node:module';const require = __gatewayRequire(import.meta.url);`},
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
-  plugins: [commonJsNamedExports],
+  plugins: [slimUndici, commonJsNamedExports],
   logLevel: 'warning',
   metafile: true,
 })
