@@ -39,6 +39,19 @@ function discoverCommands(dir = commandsDir) {
     .sort((a, b) => a.id.localeCompare(b.id))
 }
 
+/**
+ * Plugins whose commands ship inside the bundle, as the CLI's own: oclif then loads no plugin at
+ * start-up (reading each one's package.json and manifest took ~10 ms of every run). Their commands
+ * are found from the manifest each plugin publishes.
+ */
+const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete']
+
+function pluginCommands(name) {
+  const dir = join(root, 'node_modules', ...name.split('/'))
+  const manifest = JSON.parse(readFileSync(join(dir, 'oclif.manifest.json'), 'utf8'))
+  return Object.entries(manifest.commands).map(([id, command]) => ({id, path: join(dir, ...command.relativePath)}))
+}
+
 /** The bundle's entry: oclif's runner, and the command index for the explicit strategy. */
 function entrySource(commands) {
   const lines = [
@@ -156,8 +169,11 @@ const binOf = (pkg, name) => join(root, 'node_modules', pkg, require(`${pkg}/pac
 rmSync(join(root, 'dist'), {recursive: true, force: true})
 run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
 
-const commands = discoverCommands()
-if (commands.length === 0) throw new Error(`no command found under ${commandsDir}`)
+const ownCommands = discoverCommands()
+if (ownCommands.length === 0) throw new Error(`no command found under ${commandsDir}`)
+const commands = [...ownCommands, ...BUNDLED_PLUGINS.flatMap(pluginCommands)]
+const clash = commands.find(({id}, index) => commands.findIndex((other) => other.id === id) !== index)
+if (clash) throw new Error(`two commands have the id "${clash.id}"`)
 const result = await build({
   stdin: {contents: entrySource(commands), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
   bundle: true,
@@ -172,12 +188,17 @@ const result = await build({
   banner: {js: `import {createRequire as __gatewayRequire} from 'node:module';const require = __gatewayRequire(import.meta.url);`},
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
+  // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
+  // npm checks the CLI's engines, which are stricter, at install.
+  define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
   plugins: [slimUndici, commonJsNamedExports],
+  minify: true,
+  keepNames: true,
   logLevel: 'warning',
   metafile: true,
 })
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
-console.log(`bundled ${commands.length} commands into ${relative(root, outdir)}/`)
+console.log(`bundled ${ownCommands.length} commands and ${commands.length - ownCommands.length} of plugins into ${relative(root, outdir)}/`)
 
 if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'])
