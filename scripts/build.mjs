@@ -10,7 +10,7 @@
 //      the commands that reach them;
 //   3. oclif manifest: oclif.manifest.json, from the bundle, so help and command lookup never
 //      load a command.
-// Usage: node scripts/build.mjs [--no-manifest] [--metafile FILE]   (FILE: esbuild's account of
+// Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--metafile FILE]   (FILE: esbuild's account of
 // what went into each output file, for size studies)
 import {execFileSync} from 'node:child_process'
 import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -146,6 +146,18 @@ function undiciNames(source) {
   return {names: lists.flatMap(([, list]) => list.split(',').map((item) => item.split(/\s+as\s+|:/)[0].trim()).filter(Boolean)), whole}
 }
 
+/**
+ * undici's HTTP/2 client loads node:http2 at start (~14 ms) for its constants, though it speaks
+ * HTTP/2 only when asked to (allowH2). Hand it the same constants, read here from Node at build
+ * time, and node:http2 itself on first use.
+ */
+const HTTP2_ON_DEMAND = `
+const constants = ${JSON.stringify((await import('node:http2')).constants)}
+let http2
+const real = () => (http2 ??= require('node:http2'))
+module.exports = new Proxy({constants}, {get: (target, name) => (name === 'constants' ? constants : real()[name])})
+`
+
 const slimUndici = {
   name: 'slim-undici',
   setup(builder) {
@@ -160,6 +172,10 @@ const slimUndici = {
       return {path: 'undici', namespace: 'slim-undici'}
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
+    builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
+    )
+    builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
   },
 }
 
@@ -192,7 +208,7 @@ const result = await build({
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
   plugins: [slimUndici, commonJsNamedExports],
-  minify: true,
+  minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
   metafile: true,
