@@ -1,21 +1,25 @@
 #!/usr/bin/env node
-// Builds the CLI in three steps:
+// Builds the CLI in four steps:
 //   1. tsc: type-checks src/ and writes dist/ module by module (the library in dist/api, and
-//      declarations), as before;
-//   2. esbuild: bundles bin/run.js's entry, @oclif/core and every command into dist/cli/, for
-//      start-up speed. The commands are found here, at build time, from src/commands/**/*.ts
-//      (topic/verb.ts is `topic verb`, topic/index.ts is `topic`), and handed to oclif as one
-//      object under its `explicit` command-discovery strategy (package.json oclif.commands);
-//      modules a command loads with `await import()` become chunks of their own, loaded only by
-//      the commands that reach them;
+//      declarations);
+//   2. esbuild: bundles @oclif/core and every command into one file, dist/bundle/gateway.cjs,
+//      which bin/run.js starts. The commands are found here, at build time, from
+//      src/commands/**/*.ts (topic/verb.ts is `topic verb`, topic/index.ts is `topic`), and handed
+//      to oclif as one object under its `explicit` command-discovery strategy (package.json
+//      oclif.commands). What a command loads with `await import()` is in the file too, but runs
+//      only when reached;
 //   3. oclif manifest: oclif.manifest.json, from the bundle, so help and command lookup never
-//      load a command.
-// Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--metafile FILE]   (FILE: esbuild's account of
-// what went into each output file, for size studies)
-import {execFileSync} from 'node:child_process'
-import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+//      load a command;
+//   4. a V8 code cache of the bundle (dist/bundle/gateway.cjs.cache), made by running the CLI's
+//      hot paths against a sandbox: bin/run.js hands it to V8, which then skips most compiling.
+// Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
+// (FILE: esbuild's account of what went into the bundle, for size studies)
+import {execFileSync, spawn} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
 import {join, relative, sep} from 'node:path'
+import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
 import {build} from 'esbuild'
@@ -23,7 +27,8 @@ import {build} from 'esbuild'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 const commandsDir = join(root, 'src', 'commands')
-const outdir = join(root, 'dist', 'cli')
+const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
+const bin = join(root, 'bin', 'run.js')
 
 /** Every command file under src/commands, with its oclif id. */
 function discoverCommands(dir = commandsDir) {
@@ -55,13 +60,8 @@ function pluginCommands(name) {
 /** The bundle's entry: oclif's runner, and the command index for the explicit strategy. */
 function entrySource(commands) {
   const lines = [
-    `import {setFlagsFromString} from 'node:v8'`,
     `import {execute, settings} from '@oclif/core'`,
     `export function run(dir) {`,
-    // undici parses HTTP with WebAssembly. By default V8 soon recompiles it with its optimising
-    // compiler on background threads, and the process cannot exit before that work ends: some
-    // 80 ms at the end of every short command. Optimise only code that runs long (an export).
-    `  setFlagsFromString('--wasm-tiering-budget=50000000')`,
     // A built CLI: never look for TypeScript sources to transpile (oclif would load typescript).
     `  settings.enableAutoTranspile = false`,
     `  return execute({dir})`,
@@ -72,31 +72,6 @@ function entrySource(commands) {
   commands.forEach(({id}, index) => lines.push(`  ${JSON.stringify(id)}: command${index},`))
   lines.push('}')
   return `${lines.join('\n')}\n`
-}
-
-/**
- * `await import('pkg')` of a CommonJS package: Node answers its named exports (found by static
- * analysis of the package), but in a split bundle esbuild answers only `default`. Route each such
- * import through a small module that re-exports, by name, what Node itself would expose.
- */
-const commonJsNamedExports = {
-  name: 'commonjs-named-exports',
-  setup(builder) {
-    builder.onResolve({filter: /^[^./]/}, async ({path, kind}) => {
-      if (kind !== 'dynamic-import' || path.startsWith('node:')) return undefined
-      return {path, namespace: 'dynamic-package'}
-    })
-    builder.onLoad({filter: /.*/, namespace: 'dynamic-package'}, async ({path}) => {
-      const names = Object.keys(await import(require.resolve(path, {paths: [root]})))
-      const contents = [
-        `import * as namespace from ${JSON.stringify(path)}`,
-        ...names.map((name) =>
-          name === 'default' ? `export default namespace.default` : /^[A-Za-z_$][\w$]*$/.test(name) ? `export const ${name} = namespace.${name}` : '',
-        ),
-      ].join('\n')
-      return {contents, resolveDir: root, loader: 'js'}
-    })
-  },
 }
 
 /**
@@ -193,21 +168,19 @@ if (clash) throw new Error(`two commands have the id "${clash.id}"`)
 const result = await build({
   stdin: {contents: entrySource(commands), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
+  format: 'cjs',
+  // `await import()` of a bundled module becomes a call of its initialiser, run when first reached.
+  supported: {'dynamic-import': false},
   platform: 'node',
   target: 'node20',
-  outdir,
-  entryNames: 'gateway',
-  chunkNames: 'chunks/[name]-[hash]',
-  // The packages bundled here that are CommonJS call require() for Node's own modules.
-  banner: {js: `import {createRequire as __gatewayRequire} from 'node:module';const require = __gatewayRequire(import.meta.url);`},
+  outfile: bundle,
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
-  plugins: [slimUndici, commonJsNamedExports],
+  plugins: [slimUndici],
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
@@ -215,6 +188,46 @@ const result = await build({
 })
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
-console.log(`bundled ${ownCommands.length} commands and ${commands.length - ownCommands.length} of plugins into ${relative(root, outdir)}/`)
+console.log(`bundled ${ownCommands.length} commands and ${commands.length - ownCommands.length} of plugins into ${relative(root, bundle)}`)
+
+/**
+ * Runs the CLI's hot paths with bin/run.js told to write the code cache as it exits: each run
+ * starts from the cache the last one wrote, and adds what it compiled.
+ */
+async function makeCodeCache() {
+  const work = mkdtempSync(join(tmpdir(), 'gateway-build-'))
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS'))
+  const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json'], {env: base, stdio: ['ignore', 'pipe', 'inherit']})
+  try {
+    const {baseUrl} = JSON.parse(await new Promise((resolve) => createInterface({input: sandbox.stdout}).once('line', resolve)))
+    const env = {
+      ...base,
+      GATEWAY_CODE_CACHE_WRITE: '1',
+      GATEWAY_CONFIG_DIR: join(work, 'config'),
+      GATEWAY_BASE_URL: baseUrl,
+      GATEWAY_CLIENT_ID: 'sandbox',
+      GATEWAY_CLIENT_SECRET: 'sandbox-secret',
+    }
+    const gateway = (args, status = 0) => {
+      try {
+        return execFileSync(process.execPath, [bin, ...args], {env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+      } catch (error) {
+        if (error.status !== status) throw error
+        return error.stdout
+      }
+    }
+    const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json']))
+    gateway(['tx', 'get', id, '--json'])
+    gateway(['tx', 'create', '--amount', '10.00'], 2)
+    gateway(['--version'])
+  } finally {
+    sandbox.kill('SIGTERM')
+    rmSync(work, {recursive: true, force: true})
+  }
+}
 
 if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'])
+if (!process.argv.includes('--no-code-cache')) {
+  await makeCodeCache()
+  console.log(`wrote the code cache of ${relative(root, bundle)}`)
+}
