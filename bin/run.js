@@ -36,4 +36,4 @@ require.cache[bundle] = cli
 // The build runs the hot paths with this set, each run adding what it compiled to the cache.
 if (process.env.GATEWAY_CODE_CACHE_WRITE) process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()))
 
-await cli.exports.run(import.meta.url)
+await cli.exports.run(fileURLToPath(new URL('..', import.meta.url)))
