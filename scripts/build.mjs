@@ -72,10 +72,11 @@ function entrySource(commands) {
     `  return execute({loadOptions: {root, pjson}})`,
     `}`,
   ]
-  commands.forEach(({path}, index) => lines.push(`import command${index} from ${JSON.stringify(path)}`))
-  lines.push('export const COMMANDS = {')
-  commands.forEach(({id}, index) => lines.push(`  ${JSON.stringify(id)}: command${index},`))
-  lines.push('}')
+  // Each command's module (and what it imports) is evaluated when oclif asks for that command,
+  // never at start-up: `--version` evaluates none, `tx get` only its own.
+  lines.push('export const COMMANDS = Object.defineProperties({}, {')
+  for (const {id, path} of commands) lines.push(`  ${JSON.stringify(id)}: {enumerable: true, get: () => require(${JSON.stringify(path)}).default},`)
+  lines.push('})')
   return `${lines.join('\n')}\n`
 }
 
