@@ -24,7 +24,8 @@ try {
 } catch {
   // No cache: compile.
 }
-const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), {filename: bundle, cachedData})
+// The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
+const script = new Script(Module.wrap(readFileSync(bundle, 'latin1')), {filename: bundle, cachedData})
 // The bundle as a CommonJS module of its own path, so that oclif, loading its commands from it,
 // finds this one instance.
 const require = createRequire(bundle)
