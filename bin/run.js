@@ -3,12 +3,13 @@
 // V8 code cache the build made for it: most of the compiling, and the garbage it leaves, is then
 // skipped on every run. V8 refuses a cache made by another Node or under other flags, and one
 // older than the bundle is not offered: the bundle is then compiled as usual.
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
-import {createRequire, Module} from 'node:module'
-import {dirname} from 'node:path'
-import {fileURLToPath} from 'node:url'
-import {setFlagsFromString} from 'node:v8'
-import {Script} from 'node:vm'
+// CommonJS (bin/package.json), so that Node need not start its ES module loader.
+'use strict'
+const {readFileSync, statSync, writeFileSync} = require('node:fs')
+const {createRequire, Module} = require('node:module')
+const {dirname, join} = require('node:path')
+const {setFlagsFromString} = require('node:v8')
+const {Script} = require('node:vm')
 
 // undici parses HTTP with WebAssembly. By default V8 soon recompiles it with its optimising
 // compiler on background threads, and the process cannot exit before that work ends: some 80 ms
@@ -16,7 +17,8 @@ import {Script} from 'node:vm'
 // compiling: the code cache is bound to the flags.
 setFlagsFromString('--wasm-tiering-budget=50000000')
 
-const bundle = fileURLToPath(new URL('../dist/bundle/gateway.cjs', import.meta.url))
+const root = join(__dirname, '..')
+const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
 const cacheFile = `${bundle}.cache`
 let cachedData
 try {
@@ -28,13 +30,13 @@ try {
 const script = new Script(Module.wrap(readFileSync(bundle, 'latin1')), {filename: bundle, cachedData})
 // The bundle as a CommonJS module of its own path, so that oclif, loading its commands from it,
 // finds this one instance.
-const require = createRequire(bundle)
+const bundleRequire = createRequire(bundle)
 const cli = new Module(bundle)
 cli.filename = bundle
-script.runInThisContext()(cli.exports, require, cli, bundle, dirname(bundle))
+script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, dirname(bundle))
 cli.loaded = true
-require.cache[bundle] = cli
+bundleRequire.cache[bundle] = cli
 // The build runs the hot paths with this set, each run adding what it compiled to the cache.
 if (process.env.GATEWAY_CODE_CACHE_WRITE) process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()))
 
-await cli.exports.run(fileURLToPath(new URL('..', import.meta.url)))
+cli.exports.run(root)
