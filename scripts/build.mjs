@@ -141,29 +141,44 @@ module.exports = new Proxy({constants}, {get: (target, name) => (name === 'const
 
 /**
  * Changes to dependencies' code on the start-up path, each found verbatim or the build fails.
- * oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
- * (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
  */
 const PATCHES = [
+  // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
+  // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
   {
     file: 'node_modules/@oclif/core/lib/config/plugin.js',
     find: '.sort((a, b) => a.id.localeCompare(b.id));',
     replace: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+  },
+  // oclif loads node:child_process at start (~6 ms, with node:net) for a shell it looks for on
+  // Windows only, and asks wsl-utils, which loads it too, whether it runs under WSL: load it when
+  // used, and ask is-wsl (whose answer wsl-utils passes on).
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    find: 'const node_child_process_1 = require("node:child_process");',
+    replace: 'const node_child_process_1 = {execSync: (...args) => require("node:child_process").execSync(...args)};',
+  },
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    find: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    replace: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
   },
 ]
 
 const patches = {
   name: 'patches',
   setup(builder) {
-    for (const patch of PATCHES) {
-      const path = join(root, patch.file)
-      builder.onLoad({filter: new RegExp(`${patch.file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`)}, (args) => {
-        if (args.path !== path) return undefined
-        const source = readFileSync(path, 'utf8')
+    const files = new Map(PATCHES.map(({file}) => [join(root, file), PATCHES.filter((patch) => patch.file === file)]))
+    builder.onLoad({filter: /[\\/]node_modules[\\/]/}, ({path}) => {
+      const patchesOfFile = files.get(path)
+      if (!patchesOfFile) return undefined
+      let source = readFileSync(path, 'utf8')
+      for (const patch of patchesOfFile) {
         if (!source.includes(patch.find)) return {errors: [{text: `${patch.file} no longer has \`${patch.find}\`: review PATCHES in scripts/build.mjs`}]}
-        return {contents: source.replace(patch.find, patch.replace), loader: 'js'}
-      })
-    }
+        source = source.replace(patch.find, patch.replace)
+      }
+      return {contents: source, loader: 'js'}
+    })
   },
 }
 
