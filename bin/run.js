@@ -8,6 +8,7 @@
 const {readFileSync, statSync, writeFileSync} = require('node:fs')
 const {createRequire, Module} = require('node:module')
 const {dirname, join} = require('node:path')
+const {pathToFileURL} = require('node:url')
 const {setFlagsFromString} = require('node:v8')
 const {Script} = require('node:vm')
 
@@ -28,8 +29,8 @@ try {
 }
 // The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
 const script = new Script(Module.wrap(readFileSync(bundle, 'latin1')), {filename: bundle, cachedData})
-// The bundle as a CommonJS module of its own path, so that oclif, loading its commands from it,
-// finds this one instance.
+// The bundle as a CommonJS module of its own path, so that oclif, loading its commands and hooks
+// from it, finds this one instance.
 const bundleRequire = createRequire(bundle)
 const cli = new Module(bundle)
 cli.filename = bundle
@@ -39,4 +40,16 @@ bundleRequire.cache[bundle] = cli
 // The build runs the hot paths with this set, each run adding what it compiled to the cache.
 if (process.env.GATEWAY_CODE_CACHE_WRITE) process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()))
 
-cli.exports.run(root)
+const {commandNotFound, flush, handle, run} = cli.exports
+const argv = process.argv.slice(2)
+run(root, argv)
+  .then(() => flush())
+  .catch(async (error) => {
+    // A mistyped command is a usage error (exit 2), said in one line with the closest command.
+    const line = commandNotFound(error, argv, pathToFileURL(join(root, 'oclif.manifest.json')), 'gateway')
+    if (line === undefined) await handle(error)
+    else {
+      process.stderr.write(`Error: ${line}\n`)
+      process.exitCode = 2
+    }
+  })

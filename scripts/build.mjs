@@ -15,7 +15,7 @@
 // Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
 // (FILE: esbuild's account of what went into the bundle, for size studies)
 import {execFileSync, spawn} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join, relative, sep} from 'node:path'
@@ -45,33 +45,74 @@ function discoverCommands(dir = commandsDir) {
 }
 
 /**
- * Plugins whose commands ship inside the bundle, as the CLI's own: oclif then loads no plugin at
+ * Plugins that ship inside the bundle, as parts of the CLI itself: oclif then loads no plugin at
  * start-up (reading each one's package.json and manifest took ~10 ms of every run). Their commands
- * are found from the manifest each plugin publishes.
+ * are found from the manifest each plugin publishes, and their hooks from its package.json; the
+ * CLI's package.json names each hook (oclif.hooks), and the build checks that it does.
  */
-const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete']
+const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete', '@oclif/plugin-not-found']
+/** Events that never happen here: the CLI has no plugin installer. */
+const NO_SUCH_EVENTS = new Set(['plugins:preinstall', 'plugins:postinstall', 'plugins:preuninstall', 'plugins:postuninstall'])
 
-function pluginCommands(name) {
-  const dir = join(root, 'node_modules', ...name.split('/'))
-  const manifest = JSON.parse(readFileSync(join(dir, 'oclif.manifest.json'), 'utf8'))
-  return Object.entries(manifest.commands).map(([id, command]) => ({id, path: join(dir, ...command.relativePath)}))
+/** A file of a plugin, as oclif finds it: the path itself, with .js, or a folder's index.js. */
+function pluginFile(dir, target) {
+  const path = join(dir, target)
+  for (const candidate of [path, `${path}.js`, join(path, 'index.js')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate
+    } catch {
+      // Try the next.
+    }
+  }
+  throw new Error(`${dir}: no file for ${target}`)
 }
 
-/** The bundle's entry: oclif's runner, and the command index for the explicit strategy. */
-function entrySource(commands) {
+function pluginParts(name) {
+  const dir = join(root, 'node_modules', ...name.split('/'))
+  const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  let manifest = {commands: {}}
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'oclif.manifest.json'), 'utf8'))
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error
+  }
+  const commands = Object.entries(manifest.commands).map(([id, command]) => ({id, path: join(dir, ...command.relativePath)}))
+  const hooks = Object.entries(pjson.oclif?.hooks ?? {})
+    .filter(([event]) => !NO_SUCH_EVENTS.has(event))
+    .flatMap(([event, targets]) =>
+    [targets].flat().map((target) => ({event, path: pluginFile(dir, typeof target === 'string' ? target : target.target), identifier: target.identifier ?? 'default'})),
+  )
+  return {commands, hooks}
+}
+
+/** The identifier the bundle exports a plugin's hook under. */
+const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
+
+/** The bundle's entry: oclif's runner, the command index for the explicit strategy, the hooks. */
+function entrySource(commands, hooks) {
   const lines = [
     `import {readFileSync} from 'node:fs'`,
     `import {join} from 'node:path'`,
-    `import {execute, settings} from '@oclif/core'`,
+    `import {flush, handle, run as runOclif, settings} from '@oclif/core'`,
+    `export {flush, handle}`,
     `/** Runs the CLI whose package is in root. */`,
-    `export function run(root) {`,
+    `export function run(root, argv) {`,
     // A built CLI: never look for TypeScript sources to transpile (oclif would load typescript).
     `  settings.enableAutoTranspile = false`,
     // The package.json, read here at once, spares oclif its search for the package's root.
     `  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
-    `  return execute({loadOptions: {root, pjson}})`,
+    `  return runOclif(argv, {root, pjson})`,
+    `}`,
+    // bin/run.js words a mistyped command itself.
+    `export function commandNotFound(...args) {`,
+    `  return require(${JSON.stringify(join(root, 'src', 'cli', 'not-found.ts'))}).commandNotFound(...args)`,
     `}`,
   ]
+  for (const {event, path, identifier} of hooks) {
+    lines.push(`export function ${hookIdentifier(event)}(options) {`)
+    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(this, options)`)
+    lines.push(`}`)
+  }
   // Each command's module (and what it imports) is evaluated when oclif asks for that command,
   // never at start-up: `--version` evaluates none, `tx get` only its own.
   lines.push('export const COMMANDS = Object.defineProperties({}, {')
@@ -211,11 +252,21 @@ run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
 
 const ownCommands = discoverCommands()
 if (ownCommands.length === 0) throw new Error(`no command found under ${commandsDir}`)
-const commands = [...ownCommands, ...BUNDLED_PLUGINS.flatMap(pluginCommands)]
+const plugins = BUNDLED_PLUGINS.map(pluginParts)
+const commands = [...ownCommands, ...plugins.flatMap((plugin) => plugin.commands)]
 const clash = commands.find(({id}, index) => commands.findIndex((other) => other.id === id) !== index)
 if (clash) throw new Error(`two commands have the id "${clash.id}"`)
+const hooks = plugins.flatMap((plugin) => plugin.hooks)
+const declared = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif?.hooks ?? {}
+for (const {event} of hooks) {
+  if (hooks.filter((hook) => hook.event === event).length > 1) throw new Error(`two bundled plugins hook "${event}": give each its own export`)
+  const entry = [declared[event]].flat().find((hook) => hook?.identifier === hookIdentifier(event))
+  if (!entry || entry.target !== './dist/bundle/gateway.cjs') {
+    throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
+  }
+}
 const result = await build({
-  stdin: {contents: entrySource(commands), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
+  stdin: {contents: entrySource(commands, hooks), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
   bundle: true,
   // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
   format: 'cjs',
@@ -247,7 +298,7 @@ writeFileSync(bundle, code.replace(/[^\0-\x7f]/g, (char) => escape(char)), 'asci
 
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
-console.log(`bundled ${ownCommands.length} commands and ${commands.length - ownCommands.length} of plugins into ${relative(root, bundle)}`)
+console.log(`bundled ${ownCommands.length} commands, and ${commands.length - ownCommands.length} commands and ${hooks.length} hooks of plugins, into ${relative(root, bundle)}`)
 
 /**
  * Runs the CLI's hot paths with bin/run.js told to write the code cache as it exits: each run

@@ -5,7 +5,7 @@ import {CommandContext, processContext} from './cli/context.js'
 import {describeError, ExitCode, ReportedError, UsageError} from './cli/errors.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
-import {jsonText} from './output/terminal.js'
+import {jsonText} from './cli/terminal.js'
 import {UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -28,6 +28,11 @@ export const transactionIdArg = Args.string({description: 'Transaction id (a UUI
 export function requireTransactionId(id: string): string {
   if (!UUID_PATTERN.test(id)) throw new UsageError(`ID must be a UUID, e.g. 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11; got "${id}"`)
   return id
+}
+
+/** --json, saying what the one document on stdout holds for this command. */
+export function jsonFlag(holds: string) {
+  return Flags.boolean({description: `Print one JSON document on stdout: ${holds}. An error is {"error": {code, exitCode, message, ...}}.`, helpGroup: 'GLOBAL'})
 }
 
 /** The global flags every command takes. */
@@ -81,13 +86,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       })
     }
     this.ctx = given ?? (await processContext(this.config.bin))
-    const {args, flags} = await this.parse({
-      flags: this.ctor.flags,
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
-      enableJsonFlag: this.ctor.enableJsonFlag,
-      args: this.ctor.args,
-      strict: this.ctor.strict,
-    })
+    const flagInput = {...(super.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
+    let parsed: Awaited<ReturnType<typeof this.parse>>
+    try {
+      parsed = await this.parse({
+        flags: this.ctor.flags,
+        baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+        enableJsonFlag: this.ctor.enableJsonFlag,
+        args: this.ctor.args,
+        strict: this.ctor.strict,
+      })
+    } catch (error) {
+      // Every error of the parser is a usage error, said in the CLI's one style.
+      const {usageErrorFromParse} = await import('./cli/parse-errors.js')
+      throw usageErrorFromParse(error, [...Object.keys(flagInput), 'json'])
+    }
+    const {args, flags} = parsed
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
     const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean}

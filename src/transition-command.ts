@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {SandboxAction} from './api/gateway.js'
 import type {Transaction} from './api/types.js'
-import {BaseCommand, requireTransactionId, transactionIdArg} from './base-command.js'
+import {BaseCommand, jsonFlag, requireTransactionId, transactionIdArg} from './base-command.js'
 import type {CommandContext} from './cli/context.js'
 import {requireCents} from './input/money.js'
 
@@ -17,6 +17,8 @@ export abstract class TransitionCommand extends BaseCommand<typeof TransitionCom
   static override args = {
     id: transactionIdArg,
   }
+
+  static override baseFlags = {...BaseCommand.baseFlags, json: jsonFlag('the transaction after the step')}
 
   protected abstract readonly action: SandboxAction
 

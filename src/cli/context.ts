@@ -3,7 +3,7 @@ import type {Readable, Writable} from 'node:stream'
 import type {GatewayApi} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
 import type {ProfileStore} from '../api/store.js'
-import {detectTerminal, jsonText, painter, type Paint, type Terminal, type TtyFacts} from '../output/terminal.js'
+import {detectTerminal, jsonText, painter, type Paint, type Terminal, type TtyFacts} from './terminal.js'
 
 /** The streams a command talks through, and what the terminal behind them allows. */
 export interface IO extends Terminal {
@@ -162,7 +162,7 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
 }
 
 async function* terminalKeys(onReady?: () => void): AsyncGenerator<string> {
-  const {readKeys} = await import('../output/keys.js')
+  const {readKeys} = await import('./keys.js')
   yield* readKeys(process.stdin, onReady)
 }
 

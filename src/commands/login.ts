@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {checkBaseUrl, DEFAULT_BASE_URL} from '../api/base-url.js'
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
 import {loginLines, loginView, type LoginView} from '../render/auth.js'
@@ -76,6 +76,7 @@ The secret never comes from a flag's value: it is read from a hidden prompt in a
   ]
 
   static override flags = {
+    json: jsonFlag('the login: profile, baseUrl, clientId, scopes and expiresAt (never the token)'),
     'client-id': Flags.string({description: 'Client id of the credentials.', env: 'GATEWAY_CLIENT_ID'}),
     'client-secret-stdin': Flags.boolean({description: 'Read the client secret from stdin.'}),
   }

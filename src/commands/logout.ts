@@ -1,4 +1,4 @@
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 
 /** `logout`: forgets the profile's settings, secret and token; succeeds when there was nothing to forget. */
@@ -16,6 +16,10 @@ export default class Logout extends BaseCommand<typeof Logout> {
   static override description = `Removes the profile's base URL, client credentials and cached token from the config folder. Succeeds when there was nothing to forget, so scripts can call it unconditionally. Credentials given through GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET are not touched.`
 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --profile prod']
+
+  static override flags = {
+    json: jsonFlag('the profile and whether anything was forgotten'),
+  }
 
   async run(): Promise<{profile: string; loggedOut: boolean} | undefined> {
     const result = await logout(this.ctx)

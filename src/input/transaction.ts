@@ -61,6 +61,8 @@ const ADDRESS = 'ADDRESS (with --physical)'
 const cents = (text: string, flag: string) => requireCents(text, flag)
 /** Letters of an alphanumeric CNPJ are upper case: accept lower case, send upper case. */
 const documentValue = (text: string) => text.trim().toUpperCase()
+/** A typographic apostrophe (D’Ávila) is sent as the plain one the gateway's name rule takes. */
+const nameValue = (text: string) => text.replace(/[\u2018\u2019\u02BC\u00B4`]/g, "'")
 
 /** `tx create`: every flag, the body field it sets, and how its text is read. */
 export const TX_CREATE_FIELDS: FlagTable = [
@@ -75,14 +77,14 @@ export const TX_CREATE_FIELDS: FlagTable = [
     helpValue: '<seconds>',
     parse: requireInteger,
   },
-  {flag: 'customer-name', path: 'customer.name', description: 'Customer name.', helpGroup: CUSTOMER},
+  {flag: 'customer-name', path: 'customer.name', description: "Customer name: letters of any script, digits, spaces and . ' - (a typographic ’ is sent as ').", helpGroup: CUSTOMER, parse: nameValue},
   {flag: 'customer-document', path: 'customer.document', description: 'Customer CPF or CNPJ (alphanumeric CNPJ included).', helpGroup: CUSTOMER, parse: documentValue},
   {flag: 'customer-email', path: 'customer.email', description: 'Customer e-mail.', helpGroup: CUSTOMER},
   {flag: 'customer-mobile', path: 'customer.mobilePhone', description: 'Customer mobile: DDD + 9 digits, e.g. (11) 98765-4321.', helpGroup: CUSTOMER},
   {flag: 'customer-landline', path: 'customer.landline', description: 'Customer landline: DDD + 8 digits, e.g. (11) 3000-0000.', helpGroup: CUSTOMER},
   {flag: 'customer-ip', path: 'customer.ip', description: 'Customer IPv4 or IPv6 address.', helpGroup: CUSTOMER},
   {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate, YYYY-MM-DD.', helpGroup: CUSTOMER},
-  {flag: 'seller-name', path: 'seller.name', description: 'Seller name.', helpGroup: SELLER},
+  {flag: 'seller-name', path: 'seller.name', description: 'Seller name, as the customer name.', helpGroup: SELLER, parse: nameValue},
   {flag: 'seller-document', path: 'seller.document', description: 'Seller CPF or CNPJ.', helpGroup: SELLER, parse: documentValue},
   {
     flag: 'physical',
@@ -134,9 +136,12 @@ export function buildCreateBody(flags: Record<string, unknown>, base: Record<str
   if (body.paymentMethod === undefined) body.paymentMethod = 'PIX'
   if (body.pix === undefined) body.pix = {}
   for (const party of ['customer', 'seller'] as const) {
-    const holder = body[party] as {document?: unknown} | undefined
-    if (holder && typeof holder === 'object' && typeof holder.document === 'string') {
-      body[party] = {...holder, document: documentValue(holder.document)}
+    const holder = body[party] as {document?: unknown; name?: unknown} | undefined
+    if (!holder || typeof holder !== 'object') continue
+    body[party] = {
+      ...holder,
+      ...(typeof holder.document === 'string' ? {document: documentValue(holder.document)} : {}),
+      ...(typeof holder.name === 'string' ? {name: nameValue(holder.name)} : {}),
     }
   }
   return built

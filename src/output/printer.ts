@@ -1,5 +1,5 @@
 import type {CommandContext} from '../cli/context.js'
-import {RecordWriter, type CsvColumn} from './stream.js'
+import type {CsvColumn} from './csv.js'
 import {renderTable, type Column} from './table.js'
 
 /** How a command prints what it found: a table (or lines) for people, or data for programs. */
@@ -34,6 +34,7 @@ export async function printList<T>(ctx: CommandContext, format: OutputFormat, ro
     if (table.dropped.length > 0) ctx.note(`Left out to fit ${ctx.io.columns} columns: ${table.dropped.join(', ')} (widen the terminal, or use --output csv or --json).`)
     return
   }
+  const {RecordWriter} = await import('./stream.js')
   const writer = new RecordWriter(ctx.io.stdout, format, spec.csv)
   await writer.records(rows)
   await writer.end()

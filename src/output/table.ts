@@ -1,4 +1,4 @@
-import type {Terminal} from './terminal.js'
+import type {Terminal} from '../cli/terminal.js'
 
 export interface Column<T> {
   header: string

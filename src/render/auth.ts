@@ -1,6 +1,6 @@
 import type {StoredToken} from '../api/token.js'
 import {formatDuration} from '../input/duration.js'
-import type {Paint} from '../output/terminal.js'
+import type {Paint} from '../cli/terminal.js'
 
 export interface LoginView {
   profile: string

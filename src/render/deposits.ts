@@ -1,5 +1,5 @@
 import type {Deposit} from '../api/types.js'
-import type {CsvColumn} from '../output/stream.js'
+import type {CsvColumn} from '../output/csv.js'
 import type {Column} from '../output/table.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'

@@ -58,6 +58,22 @@ export type DepositOrigin = (typeof DEPOSIT_ORIGINS)[number]
 
 export const PAYMENT_METHODS = ['PIX'] as const
 
+/** The DICT's key types: the values of a withdrawal's pixKeyType. */
+export const PIX_KEY_TYPES = ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'] as const
+export type PixKeyType = (typeof PIX_KEY_TYPES)[number]
+
+/** A withdrawal starts PENDING (the only status the reference shows) and settles PAID or FAILED. */
+export const WITHDRAWAL_STATUSES = ['PENDING', 'PAID', 'FAILED'] as const
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number]
+
+/** A notification's delivery: stored (RECEIVED), then answered 2xx (SENT), answered otherwise (FAILED), or not reached (ERROR). */
+export const NOTIFICATION_STATUSES = ['RECEIVED', 'SENT', 'FAILED', 'ERROR'] as const
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number]
+
+/** What a notification reports on. */
+export const NOTIFICATION_KINDS = ['transaction', 'withdrawal'] as const
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number]
+
 export const LIMITS = {
   amount: {min: 1, max: 10_000_000},
   code: {min: 8, max: 255},
@@ -66,6 +82,10 @@ export const LIMITS = {
   title: {min: 2, max: 150},
   description: {min: 2, max: 255},
   perPage: {min: 1, max: 100, default: 20},
+  /** An EMAIL PIX key (the DICT's bound). */
+  emailKey: {max: 77},
+  /** Tags of one resend request. */
+  resendTags: {max: 10},
   address: {
     complement: {min: 2, max: 150},
     number: {min: 1, max: 10},

@@ -1,4 +1,5 @@
 // Subpath imports: the package's main entry loads every module it has (~40 ms at start-up).
+import {getPixKeyInfo} from '@brazilian-utils/brazilian-utils/get-pix-key-info'
 import {isValidCep} from '@brazilian-utils/brazilian-utils/is-valid-cep'
 import {isValidCnpj} from '@brazilian-utils/brazilian-utils/is-valid-cnpj'
 import {isValidCpf} from '@brazilian-utils/brazilian-utils/is-valid-cpf'
@@ -7,10 +8,12 @@ import {isValidLandlinePhone} from '@brazilian-utils/brazilian-utils/is-valid-la
 import {isValidMobilePhone} from '@brazilian-utils/brazilian-utils/is-valid-mobile-phone'
 import {z} from 'zod'
 
-import {LIMITS} from './enums.js'
+import {isLoopbackHost} from '../api/base-url.js'
+import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
 
 /**
- * The field rules of the reference and decisions.md as zod schemas, each with a message a person
+ * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
+ * CNPJ, phone and name formats, https webhooks), as zod schemas, each with a message a person
  * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
  */
 
@@ -32,6 +35,9 @@ export const text = (min: number, max: number) =>
   z
     .string({error: `must be a text of ${min} to ${max} characters`})
     .refine((value) => value.length >= min && value.length <= max, {error: `must be ${min} to ${max} characters long`})
+
+/** externalCode and idempotencyKey: 8 to 255 characters. */
+export const code = () => text(LIMITS.code.min, LIMITS.code.max)
 
 /** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified). */
 export const isDocument = (value: string) => isValidCpf(value) || isValidCnpj(value, {version: 2})
@@ -94,6 +100,9 @@ export const birthdate = () =>
     .refine((value) => z.iso.date().safeParse(value).success, {error: 'must be an ISO date without time, e.g. 1990-05-17', abort: true})
     .refine((value) => Date.parse(`${value}T00:00:00Z`) <= Date.now(), {error: 'must not be in the future'})
 
+const HOST_WITH_TLD = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}$/i
+const HOST_WITH_TLD_PROBLEM = 'must have a host with a top-level domain, e.g. hooks.example.com'
+
 /** https only, a host with a TLD, no fragment; a query string is allowed. */
 export function webhookUrlProblem(value: string): string | undefined {
   let url: URL
@@ -104,16 +113,90 @@ export function webhookUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== 'https:') return 'must use https'
   if (value.includes('#')) return 'must not carry a fragment (#)'
-  const host = url.hostname
-  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}$/i.test(host)) return 'must have a host with a top-level domain, e.g. hooks.example.com'
+  if (!HOST_WITH_TLD.test(url.hostname)) return HOST_WITH_TLD_PROBLEM
   return undefined
 }
+
+/**
+ * The destination of a resend (overrideURL), or where the sandbox forwards its webhooks: a
+ * webhookUrl, or an http(s) URL on loopback (127.0.0.0/8, ::1, localhost) for a local listener.
+ * Plain http to any other host is refused: a notification carries the record's data.
+ */
+export function destinationUrlProblem(value: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'must be a valid URL'
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL'
+  if (value.includes('#')) return 'must not carry a fragment (#)'
+  if (url.username || url.password) return 'must not carry credentials'
+  if (isLoopbackHost(url.hostname)) return undefined
+  if (url.protocol !== 'https:') return 'must use https unless its host is loopback (127.0.0.1, ::1, localhost)'
+  if (!HOST_WITH_TLD.test(url.hostname)) return HOST_WITH_TLD_PROBLEM
+  return undefined
+}
+
+export const destinationUrl = () =>
+  z.string({error: 'must be a URL'}).superRefine((value, ctx) => {
+    const problem = destinationUrlProblem(value)
+    if (problem) ctx.addIssue({code: 'custom', message: problem})
+  })
 
 export const webhookUrl = () =>
   z.string({error: 'must be a URL'}).superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value)
     if (problem) ctx.addIssue({code: 'custom', message: problem})
   })
+
+/** What a PIX key of each type looks like, as the gateway takes it (the DICT's own form). */
+export const PIX_KEY_FORMS: Record<PixKeyType, string> = {
+  CPF: 'a CPF of 11 digits without punctuation, with valid check digits, e.g. 52998224725',
+  CNPJ: 'a CNPJ of 14 characters without punctuation, letters in upper case, with valid check digits, e.g. 11222333000181',
+  EMAIL: `an e-mail address of at most ${LIMITS.emailKey.max} characters`,
+  PHONE: 'a mobile number written +55, DDD and number, e.g. +5511987654321',
+  EVP: 'a random key (a UUID), e.g. 7d9f0335-8dcc-4054-9bf9-0c3e6e0a8b1e',
+}
+
+/**
+ * The type of a PIX key and its canonical form, however it was written: "529.982.247-25" is the
+ * CPF 52998224725, "(11) 98765-4321" the PHONE +5511987654321, a lower-case CNPJ is upper-cased.
+ * Undefined when it is no PIX key at all (a landline is none: the DICT takes mobile numbers).
+ * An 11-digit value valid both as a CPF and as a mobile number is read as a CPF.
+ */
+export function pixKeyInfo(key: string): {type: PixKeyType; value: string} | undefined {
+  const info = getPixKeyInfo(key)
+  return info ? {type: info.type.toUpperCase() as PixKeyType, value: info.value} : undefined
+}
+
+/** Whether `key` is a PIX key of `type`, written exactly as the DICT writes it. */
+function isExactPixKey(key: string, type: PixKeyType): boolean {
+  switch (type) {
+    case 'CPF':
+      return /^\d{11}$/.test(key) && isValidCpf(key)
+    case 'CNPJ':
+      return /^[0-9A-Z]{12}\d{2}$/.test(key) && isValidCnpj(key, {version: 2})
+    case 'EMAIL':
+      return key.length <= LIMITS.emailKey.max && isValidEmail(key)
+    case 'PHONE':
+      return /^\+55\d{10,11}$/.test(key) && getPixKeyInfo(key)?.type === 'phone'
+    case 'EVP':
+      return UUID_PATTERN.test(key)
+  }
+}
+
+/**
+ * Why `key` is not a PIX key of `type` as the gateway takes it, or undefined when it is. The
+ * message says which type the key is when it is another one, and the form the type takes.
+ */
+export function pixKeyProblem(key: string, type: PixKeyType): string | undefined {
+  if (isExactPixKey(key, type)) return undefined
+  const info = pixKeyInfo(key)
+  if (info?.type === type) return `must be written ${info.value}: ${PIX_KEY_FORMS[type]}`
+  if (info) return `is a ${info.type} key, not ${type}; ${type} takes ${PIX_KEY_FORMS[type]}`
+  return `must be ${PIX_KEY_FORMS[type]}`
+}
 
 /** An ISO 8601 date-time with a time of day; an offset is optional (none means UTC). */
 export const dateTime = () =>
@@ -154,9 +237,11 @@ export function issuesOf(error: z.ZodError): Issue[] {
     const path = issue.path.map(String).join('.') || '(body)'
     let {message} = issue
     if (issue.code === 'unrecognized_keys') message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
-    else if ('input' in issue && issue.input === null) message = 'must not be null (leave the field out instead)'
     else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && 'input' in issue && issue.input === undefined) {
       message = 'is required'
+    } else if ('input' in issue && issue.input === null && issue.code !== 'custom') {
+      // An explicit null is a value, not an absence: it is refused, never read as "use the default".
+      message = 'must not be null'
     }
     const key = `${path}\u0000${message}`
     if (seen.has(key)) continue

@@ -6,6 +6,7 @@ import {
   boundedInt,
   cents,
   cep,
+  code,
   document,
   email,
   ip,
@@ -58,8 +59,6 @@ export const itemSchema = z.object({
 export const pixSchema = z.object({
   expirationSeconds: boundedInt(LIMITS.expirationSeconds.min, LIMITS.expirationSeconds.max).optional(),
 })
-
-const code = () => text(LIMITS.code.min, LIMITS.code.max)
 
 const fields = {
   amount: cents(),

@@ -2,7 +2,6 @@ import {spawn} from 'node:child_process'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {recordsOf} from '../../src/sandbox/records.js'
 import {BIN, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
@@ -45,7 +44,7 @@ describe('deposits list, end to end', () => {
   const cli = (args: string[]) => runCommand(args, {env})
   /** What the sandbox holds that matches, straight from its store: the set an export must equal. */
   const expected = (match: (entry: {status: string; origin: string; amount: number}) => boolean) =>
-    [...recordsOf(sandbox.state).newestFirst()]
+    [...sandbox.domain.records.newestFirst()]
       .filter((entry) => match({status: entry.data.status, origin: entry.origin, amount: entry.data.amount}))
       .map((entry) => entry.id)
 

@@ -7,7 +7,7 @@ import {Config} from '@oclif/core'
 import {CommandContext, type IO} from '../../src/cli/context.js'
 import {contextStorage} from '../../src/cli/run.js'
 import {configDir} from '../../src/api/store.js'
-import {detectTerminal} from '../../src/output/terminal.js'
+import {detectTerminal} from '../../src/cli/terminal.js'
 import {cleanEnv, type CliResult} from './cli.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,9 +1,8 @@
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import type {Deposit, DepositPage, Transaction} from '../../src/api/types.js'
-import {SNAPSHOT_LIMIT, SNAPSHOT_TTL_MS} from '../../src/sandbox/deposits.js'
-import {txidFor} from '../../src/sandbox/fixtures.js'
-import {recordsOf} from '../../src/sandbox/records.js'
+import {SNAPSHOT_LIMIT, SNAPSHOT_TTL_MS} from '../../src/sandbox/domain/snapshots.js'
+import {txidFor} from '../../src/sandbox/domain/fixtures.js'
 import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES, LIMITS} from '../../src/schemas/enums.js'
 import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
@@ -90,7 +89,7 @@ describe('GET /core/deposit over a seeded sandbox', () => {
   }
 
   it('walks every page of a snapshot and meets each record exactly once, newest first', async () => {
-    const stored = [...recordsOf(sandbox.state).newestFirst()].map((entry) => entry.id)
+    const stored = [...sandbox.domain.records.newestFirst()].map((entry) => entry.id)
     expect(stored).toHaveLength(SEEDS)
     expect(ids(all)).toEqual(stored)
     const {pages, items} = await api.walk('perPage=7')

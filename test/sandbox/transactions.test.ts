@@ -12,8 +12,7 @@ import {PNG} from 'pngjs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {CreateTransactionResponse, Transaction} from '../../src/api/types.js'
-import {ACQUIRER, txidFor} from '../../src/sandbox/fixtures.js'
-import {recordsOf} from '../../src/sandbox/records.js'
+import {ACQUIRER, txidFor} from '../../src/sandbox/domain/fixtures.js'
 import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -278,7 +277,7 @@ describe('sandbox transactions', () => {
   })
   afterAll(() => sandbox.close())
 
-  const recordCount = () => recordsOf(sandbox.state).size
+  const recordCount = () => sandbox.domain.records.size
 
   describe('POST /core/transaction: validation', () => {
     it.each(REJECTIONS)('refuses %s with a 422 naming the field', async (_label, path, value, field, says) => {
@@ -349,7 +348,7 @@ describe('sandbox transactions', () => {
       expect(tx.customer?.document).toEqual({value: masked(customerDocument), type})
       expect(tx.seller?.document).toEqual({value: masked(sellerDocument), type})
       // The record itself keeps the document whole, as plain characters.
-      const stored = recordsOf(sandbox.state).get(id)!.data.customer!.document
+      const stored = sandbox.domain.records.get(id)!.data.customer!.document
       expect(stored).toEqual({value: customerDocument.replace(/[^0-9A-Z]/gi, '').toUpperCase(), type})
     })
 
@@ -594,7 +593,7 @@ describe('sandbox transactions', () => {
     it('answers a PIX-key deposit kept in the same store', async () => {
       const id = randomUUID()
       const at = new Date().toISOString()
-      recordsOf(sandbox.state).insert({
+      sandbox.domain.records.insert({
         id,
         origin: 'PIX_KEY',
         createdAtMs: Date.parse(at),

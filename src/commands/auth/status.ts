@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {AuthError, NotFoundError, PermissionError} from '../../api/errors.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {ReportedError} from '../../cli/errors.js'
 import {loginLines, loginView, type LoginView} from '../../render/auth.js'
@@ -104,6 +104,7 @@ Exits 3 when the profile has no login, or when its token has expired (or was rev
   ]
 
   static override flags = {
+    json: jsonFlag('the login (profile, baseUrl, clientId, scopes, expiresAt, valid), or with --all every profile'),
     check: Flags.boolean({description: 'Ask the gateway whether the login works, not only the local expiry.'}),
     all: Flags.boolean({description: 'List every profile: base URL, client id, token validity and expiry.', exclusive: ['check']}),
   }

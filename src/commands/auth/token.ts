@@ -1,4 +1,4 @@
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 
 export type TokenView = {accessToken: string; expiresAt: string; scopes: string[]}
@@ -20,6 +20,10 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
     'curl -H "Authorization: Bearer $(<%= config.bin %> <%= command.id %>)" http://127.0.0.1:4010/core/transaction/ID',
     '<%= config.bin %> <%= command.id %> --json',
   ]
+
+  static override flags = {
+    json: jsonFlag('accessToken, expiresAt and scopes'),
+  }
 
   async run(): Promise<TokenView | undefined> {
     const view = await authToken(this.ctx)

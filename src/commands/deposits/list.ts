@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {RejectedError} from '../../api/errors.js'
 import type {DepositListQuery, GatewayApi} from '../../api/gateway.js'
 import type {DepositPage} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
 import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
@@ -141,6 +141,7 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
   ]
 
   static override flags = {
+    json: jsonFlag('the page as the gateway returned it (with --all, one array of every deposit)'),
     ...flagsOf(depositFields({now: 0})),
     all: Flags.boolean({description: 'Walk every page of one snapshot and stream every record.'}),
     output: Flags.string({

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import type {Deposit} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import {requireCents} from '../../input/money.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 
@@ -17,6 +17,7 @@ export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
   ]
 
   static override flags = {
+    json: jsonFlag('the new deposit'),
     amount: Flags.string({description: 'Amount in integer cents.', required: true, helpValue: '<cents>'}),
     status: Flags.string({description: 'Status of the new deposit.', options: [...DEPOSIT_STATUSES]}),
   }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {isLoopbackHost} from '../../api/base-url.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -16,19 +16,31 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     {description: 'Any free port, machine-readable', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
     {description: 'Tokens that live 2 minutes', command: '<%= config.bin %> <%= command.id %> --token-ttl 120'},
     {description: 'For a demo: 10,000 past deposits, and QR codes that pay themselves after 3 s', command: '<%= config.bin %> <%= command.id %> --seed-deposits 10000 --auto-pay 3000'},
+    {description: 'Webhooks to a local listener (gateway webhooks listen), webhookUrl staying https', command: '<%= config.bin %> <%= command.id %> --forward-webhooks http://127.0.0.1:4020/'},
   ]
 
   static override flags = {
+    json: jsonFlag('one line when ready: baseUrl and the clients'),
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
     'auto-pay': Flags.integer({description: 'Pay every new QR code after this many milliseconds.', min: 1, helpValue: '<ms>'}),
     'seed-deposits': Flags.integer({description: 'Fill this many varied deposits at start-up (every status, both origins, 90 days).', min: 0, helpValue: '<count>'}),
+    'forward-webhooks': Flags.string({
+      description: 'Deliver every notification to this local listener instead of its webhookUrl; the intended URL goes in the X-Original-Url header.',
+      helpValue: '<url>',
+    }),
   }
 
   async run(): Promise<void> {
     const {flags} = this
     if (!isLoopbackHost(flags.host)) throw new UsageError(`--host must be a loopback address, got "${flags.host}"`)
+    const forward = flags['forward-webhooks']
+    if (forward !== undefined) {
+      const {destinationUrlProblem} = await import('../../schemas/rules.js')
+      const problem = destinationUrlProblem(forward)
+      if (problem) throw new UsageError(`--forward-webhooks ${problem}, got "${forward}"`)
+    }
     const {startSandbox} = await import('../../sandbox/server.js')
     const sandbox = await startSandbox({
       host: flags.host,
@@ -36,6 +48,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       tokenTtlSec: flags['token-ttl'],
       autoPayMs: flags['auto-pay'],
       seedDeposits: flags['seed-deposits'],
+      forwardWebhooksTo: forward,
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
       throw error
@@ -48,6 +61,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       ctx.out(`Sandbox listening on ${ctx.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
       if (flags['seed-deposits']) ctx.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
       if (flags['auto-pay']) ctx.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
+      if (forward) ctx.out(`Every notification goes to ${forward} (the intended URL in X-Original-Url).`)
       ctx.out('Clients:')
       for (const client of clients) ctx.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
       ctx.out('Log in with:')

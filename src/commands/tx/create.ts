@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import type {CreateTransactionResponse} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
 import {flagsOf, nameIssue} from '../../input/fields.js'
@@ -65,7 +65,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     ctx.out(uri)
     ctx.out()
   }
-  for (const line of createdLines(created, ctx.paint)) ctx.out(line)
+  for (const line of createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ)) ctx.out(line)
   return result
 }
 
@@ -134,6 +134,7 @@ Amounts are integer cents (1000 is R$ 10,00). An idempotency key is made when no
   ]
 
   static override flags = {
+    json: jsonFlag('the create response (id, status, amount, pixResponse) plus idempotencyKey'),
     ...flagsOf(TX_CREATE_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     qr: Flags.boolean({description: 'Draw the QR code even when stdout is not a terminal.'}),

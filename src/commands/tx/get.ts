@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {RateLimitError, UnavailableError} from '../../api/errors.js'
 import type {GatewayApi} from '../../api/gateway.js'
-import type {Transaction} from '../../api/types.js'
-import {BaseCommand, durationFlag, requireTransactionId, transactionIdArg} from '../../base-command.js'
+import type {Deposit, Transaction} from '../../api/types.js'
+import {BaseCommand, durationFlag, requireTransactionId, transactionIdArg, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {WatchSettledError, WatchTimeoutError} from '../../cli/errors.js'
 import {canReach, FINAL_STATUSES, TRANSACTION_STATUSES} from '../../schemas/enums.js'
@@ -19,6 +19,8 @@ export interface TxGetOptions {
   until: string
   /** The wait for one answer, or with --watch for the status. */
   timeoutMs?: number
+  /** table (the human view, default), json, ndjson or csv. */
+  output?: string
 }
 
 /** `tx get`: one lookup, or a watch until the record reaches a status. */
@@ -27,9 +29,18 @@ export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise
   const requestTimeout = options.watch ? REQUEST_TIMEOUT_MS : (options.timeoutMs ?? REQUEST_TIMEOUT_MS)
   const api = await ctx.api({timeoutMs: requestTimeout})
   const record = options.watch ? await watch(api, id, options, ctx) : await api.getTransaction(id)
-  if (ctx.globals.json) return record
-  const {transactionLines} = await import('../../render/transaction.js')
-  for (const line of transactionLines(record, ctx.paint)) ctx.out(line)
+  const {outputFormat} = await import('../../output/printer.js')
+  const format = outputFormat(ctx, options.output)
+  if (ctx.globals.json && !options.output) return record
+  if (format === 'table') {
+    const {transactionLines} = await import('../../render/transaction.js')
+    for (const line of transactionLines(record, ctx.paint, ctx.env.TZ)) ctx.out(line)
+  } else {
+    const {printList} = await import('../../output/printer.js')
+    const {DEPOSIT_CSV, depositColumns} = await import('../../render/deposits.js')
+    // A transaction has every column of a deposit but its origin, which stays empty.
+    await printList(ctx, format, [{...record, depositOrigin: undefined} as unknown as Deposit], {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV})
+  }
   return record
 }
 
@@ -111,15 +122,20 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
   }
 
   static override flags = {
+    json: jsonFlag('the transaction exactly as the gateway returned it'),
     watch: Flags.boolean({description: 'Poll until the record reaches --until.'}),
     interval: durationFlag({description: 'Time between polls with --watch.', default: 2000, defaultHelp: async () => '2s'}),
     until: Flags.string({description: 'Status to wait for with --watch.', options: [...TRANSACTION_STATUSES], default: 'PAID'}),
+    output: Flags.string({description: 'Format: table (the human view, default), json, ndjson (one line) or csv (the deposit export\'s columns).', options: ['table', 'json', 'ndjson', 'csv']}),
     timeout: durationFlag({description: 'How long to wait: for the answer (default 30s), or with --watch for the status (default 10m).', helpGroup: 'GLOBAL'}),
   }
 
   async run(): Promise<Transaction | undefined> {
     const {flags} = this
-    const record = await txGet({id: this.args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout}, this.ctx)
-    return this.ctx.globals.json ? record : undefined
+    const record = await txGet(
+      {id: this.args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output: flags.output},
+      this.ctx,
+    )
+    return this.ctx.globals.json && !flags.output ? record : undefined
   }
 }

@@ -2,7 +2,7 @@ import {randomInt} from 'node:crypto'
 
 import {generateCpf, generatePixPayload} from '@brazilian-utils/brazilian-utils'
 
-import type {AccountHolder, PaymentReceiptUrl} from '../api/types.js'
+import type {AccountHolder, PaymentReceiptUrl} from '../../api/types.js'
 
 /** The sandbox's merchant: the receiver of every payment and the owner of the QR codes' key. */
 export const MERCHANT = {

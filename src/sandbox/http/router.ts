@@ -1,15 +1,21 @@
-import type {IncomingMessage, ServerResponse} from 'node:http'
+import type {IncomingMessage} from 'node:http'
 
-import type {SandboxState, TokenClaims} from './state.js'
+import type {SandboxDomain} from '../domain/index.js'
+import type {SandboxState, TokenClaims} from '../state.js'
+import type {Reply} from './reply.js'
 
 export interface RouteContext {
   req: IncomingMessage
-  res: ServerResponse
   url: URL
   params: Record<string, string>
+  /** The server's own state: clients, signing key, faults, statistics. */
   state: SandboxState
+  /** The gateway's records and rules. */
+  domain: SandboxDomain
   /** The verified bearer's claims, on authenticated routes. */
   client?: TokenClaims
+  /** The client the request came from, for the request log: the bearer's, or the token request's. */
+  clientId?: string
 }
 
 export interface Route {
@@ -20,18 +26,22 @@ export interface Route {
   auth?: boolean
   /** Scope the token must carry (403 otherwise). */
   scope?: string
-  /** Counted as a call to the gateway API (default true); false for sandbox controls. */
+  /** Part of the gateway API (default true): counted as such, open to injected faults and latency. False for sandbox controls. */
   api?: boolean
-  handler: (ctx: RouteContext) => Promise<void> | void
+  handler: (ctx: RouteContext) => Promise<Reply> | Reply
 }
 
 interface Compiled {
   route: Route
+  name: string
   regex: RegExp
   names: string[]
 }
 
-export type Match = {route: Route; params: Record<string, string>} | {allowed: string[]} | undefined
+export type Match = {route: Route; name: string; params: Record<string, string>} | {allowed: string[]} | undefined
+
+/** "METHOD /path/pattern": how statistics and faults name a route. */
+export const routeName = (route: Route) => `${route.method} ${route.path}`
 
 export class Router {
   private readonly routes: Compiled[] = []
@@ -43,14 +53,14 @@ export class Router {
         names.push(name)
         return '([^/]+)'
       })
-      this.routes.push({route, regex: new RegExp(`^${source}/?$`), names})
+      this.routes.push({route, name: routeName(route), regex: new RegExp(`^${source}/?$`), names})
     }
     return this
   }
 
   match(method: string, pathname: string): Match {
     const allowed: string[] = []
-    for (const {route, regex, names} of this.routes) {
+    for (const {route, name, regex, names} of this.routes) {
       const found = regex.exec(pathname)
       if (!found) continue
       if (route.method !== method) {
@@ -58,10 +68,10 @@ export class Router {
         continue
       }
       const params: Record<string, string> = {}
-      names.forEach((name, index) => {
-        params[name] = decodeURIComponent(found[index + 1])
+      names.forEach((key, index) => {
+        params[key] = decodeURIComponent(found[index + 1])
       })
-      return {route, params}
+      return {route, name, params}
     }
     return allowed.length > 0 ? {allowed} : undefined
   }

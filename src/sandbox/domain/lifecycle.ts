@@ -1,6 +1,7 @@
-import type {Transaction} from '../api/types.js'
+import type {StatusHistoryEntry, Transaction} from '../../api/types.js'
+import {LIMITS} from '../../schemas/enums.js'
 import {endToEndId, payerFor, receipt, receiver, type Random} from './fixtures.js'
-import {HttpError} from './http.js'
+import {Conflict, Invalid} from './errors.js'
 
 export type Action = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
 
@@ -23,43 +24,50 @@ export interface TransitionOptions {
   random?: Random
 }
 
+/** What every record with a life has: transactions, deposits, withdrawals. */
+export interface WithHistory {
+  status: string
+  statusHistory: StatusHistoryEntry[]
+  updatedAt: string
+}
+
 /** Appends statuses to the history, closing the current one's duration. */
-export function withStatuses(data: Readonly<Transaction>, statuses: readonly string[], atMs: number): Transaction {
+export function withStatuses<T extends WithHistory>(data: Readonly<T>, statuses: readonly string[], atMs: number): T {
   const history = [...data.statusHistory]
   const at = new Date(atMs).toISOString()
   const last = history.at(-1)
   if (last) history[history.length - 1] = {...last, durationInMilliseconds: Math.max(0, atMs - Date.parse(last.date))}
   // A passing status (PROCESSING_*) is left at once: its duration stays 0.
   for (const status of statuses) history.push({status, date: at, durationInMilliseconds: 0})
-  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at}
+  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at} as T
 }
 
 /** The part of what was paid that a refund or an infraction takes: all of it unless told otherwise. */
 function partOfPaid(data: Readonly<Transaction>, amount: number | undefined): number {
   const paid = data.amountPaid ?? data.amount
-  if (amount !== undefined && amount > paid) throw new HttpError(422, `amount must not exceed the amount paid (${paid})`)
+  if (amount !== undefined && amount > paid) throw new Invalid(`amount must not exceed the amount paid (${paid})`)
   return amount ?? paid
 }
 
 /**
- * Moves a record one step through its life, filling what the step implies. Throws a 409 for a step
- * its status does not allow, and a 422 for an amount out of bounds.
+ * Moves a record one step through its life, filling what the step implies. Raises Conflict for a
+ * step its status does not allow, and Invalid for an amount out of bounds.
  */
 export function transition(data: Readonly<Transaction>, action: Action, atMs: number, options: TransitionOptions = {}): Transaction {
   const rule = TRANSITIONS[action]
   if (!rule.from.includes(data.status)) {
-    throw new HttpError(409, `cannot ${action} a record in status ${data.status}: ${action} applies to ${rule.from.join(', ')}`)
+    throw new Conflict(`cannot ${action} a record in status ${data.status}: ${action} applies to ${rule.from.join(', ')}`)
   }
   const next = withStatuses(data, rule.to, atMs)
   const at = next.updatedAt
   const {amount} = options
-  if (amount !== undefined && (!Number.isInteger(amount) || amount < 1 || amount > 10_000_000)) {
-    throw new HttpError(422, 'amount must be an integer number of cents from 1 to 10000000')
+  if (amount !== undefined && (!Number.isInteger(amount) || amount < LIMITS.amount.min || amount > LIMITS.amount.max)) {
+    throw new Invalid(`amount must be an integer number of cents from ${LIMITS.amount.min} to ${LIMITS.amount.max}`)
   }
   switch (action) {
     case 'pay': {
       const expiry = data.pixResponse?.expirationDate
-      if (expiry && Date.parse(expiry) < atMs) throw new HttpError(409, `cannot pay: the QR code expired at ${expiry}`)
+      if (expiry && Date.parse(expiry) < atMs) throw new Conflict(`cannot pay: the QR code expired at ${expiry}`)
       const customer = data.customer
       const document = customer && (typeof customer.document === 'string' ? customer.document : customer.document.value)
       const payer = payerFor(customer ? {name: customer.name, document} : undefined, options.random)

@@ -1,5 +1,6 @@
-import {HttpError, readJson, sendJson} from './http.js'
-import type {Route} from './router.js'
+import {readJson} from '../http/body.js'
+import {empty, HttpError, json} from '../http/reply.js'
+import type {Route} from '../http/router.js'
 
 /**
  * Controls of the sandbox itself, which no real gateway has: request statistics, token
@@ -12,8 +13,8 @@ export function controlRoutes(): Route[] {
       path: '/_sandbox/stats',
       auth: false,
       api: false,
-      handler({res, state}) {
-        sendJson(res, 200, state.stats)
+      handler({state}) {
+        return json(200, state.stats)
       },
     },
     {
@@ -21,9 +22,9 @@ export function controlRoutes(): Route[] {
       path: '/_sandbox/auth/revoke',
       auth: false,
       api: false,
-      handler({res, state}) {
+      handler({state}) {
         state.revokeTokens()
-        sendJson(res, 204)
+        return empty(204)
       },
     },
     {
@@ -31,11 +32,11 @@ export function controlRoutes(): Route[] {
       path: '/_sandbox/auth/idp',
       auth: false,
       api: false,
-      async handler({req, res, state}) {
+      async handler({req, state}) {
         const body = await readJson(req, 400)
         if (typeof body.fail !== 'boolean') throw new HttpError(400, 'fail must be a boolean')
         state.failIdentityProvider = body.fail
-        sendJson(res, 204)
+        return empty(204)
       },
     },
     {
@@ -43,7 +44,7 @@ export function controlRoutes(): Route[] {
       path: '/_sandbox/faults',
       auth: false,
       api: false,
-      async handler({req, res, state}) {
+      async handler({req, state}) {
         const body = await readJson(req, 400)
         const status = Number(body.status)
         const count = body.count === undefined ? 1 : Number(body.count)
@@ -51,8 +52,8 @@ export function controlRoutes(): Route[] {
         if (!Number.isInteger(status) || status < 400 || status > 599) throw new HttpError(400, 'status must be 400..599')
         if (!Number.isInteger(count) || count < 1) throw new HttpError(400, 'count must be a positive integer')
         const retryAfter = body.retryAfter === undefined ? undefined : Number(body.retryAfter)
-        state.faults.push({route: body.route, status, remaining: count, retryAfter})
-        sendJson(res, 204)
+        state.faults.add({route: body.route, remaining: count, fault: {kind: 'status', status, retryAfter}})
+        return empty(204)
       },
     },
   ]
