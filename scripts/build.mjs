@@ -244,7 +244,7 @@ const slimUndici = {
   },
 }
 
-const run = (command, args) => execFileSync(command, args, {cwd: root, stdio: 'inherit'})
+const run = (command, args, env = {}) => execFileSync(command, args, {cwd: root, stdio: 'inherit', env: {...process.env, ...env}})
 const binOf = (pkg, name) => join(root, 'node_modules', pkg, require(`${pkg}/package.json`).bin[name])
 
 rmSync(join(root, 'dist'), {recursive: true, force: true})
@@ -336,7 +336,8 @@ async function makeCodeCache() {
   }
 }
 
-if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'])
+// (oclif, the tool, would otherwise look up its own newer versions on the registry at each build.)
+if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'], {OCLIF_SKIP_NEW_VERSION_CHECK: 'true'})
 if (!process.argv.includes('--no-code-cache')) {
   await makeCodeCache()
   console.log(`wrote the code cache of ${relative(root, bundle)}`)
