@@ -245,7 +245,7 @@ async function exportRuns() {
   }
   const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)]
   if (small !== large && Number.isFinite(rss[small]) && Number.isFinite(rss[large])) {
-    row(`Peak RSS of \`deposits list --all\`, ${count(large)} against ${count(small)}`, `${mib(rss[large])} against ${mib(rss[small])}`, `+${mib(rss[large] - rss[small])}`, '≤ 100 MiB, within 10 MiB')
+    row(`Peak RSS of \`deposits list --all\`, ${count(large)} against ${count(small)}`, `${mib(rss[large])} against ${mib(rss[small])}`, `${rss[large] >= rss[small] ? '+' : '-'}${mib(Math.abs(rss[large] - rss[small]))}`, '≤ 100 MiB, within 10 MiB')
   }
 }
 

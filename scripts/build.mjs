@@ -124,7 +124,8 @@ function entrySource(commands, hooks) {
 /**
  * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
  * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
- * The CLI needs only dispatchers and `request`, so the bundle takes them from undici's own modules.
+ * The CLI needs only dispatchers, interceptors and `request`, so the bundle takes them from undici's
+ * own modules.
  * The names offered are listed here; the build fails if the sources ask undici for another one.
  */
 const UNDICI_SLIM = `
@@ -138,6 +139,17 @@ export {default as Pool} from 'undici/lib/dispatcher/pool.js'
 export {default as errors} from 'undici/lib/core/errors.js'
 export {Dispatcher}
 export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
+// Each interceptor is loaded when first asked for.
+export const interceptors = {
+  get redirect() { return require('undici/lib/interceptor/redirect.js') },
+  get responseError() { return require('undici/lib/interceptor/response-error.js') },
+  get retry() { return require('undici/lib/interceptor/retry.js') },
+  get dump() { return require('undici/lib/interceptor/dump.js') },
+  get dns() { return require('undici/lib/interceptor/dns.js') },
+  get cache() { return require('undici/lib/interceptor/cache.js') },
+  get decompress() { return require('undici/lib/interceptor/decompress.js') },
+  get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
+}
 
 // As undici's index does: every dispatcher answers request(), stream(), pipeline()...
 Object.assign(Dispatcher.prototype, api)
@@ -154,7 +166,7 @@ export function request(url, options = {}) {
   })
 }
 `
-const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request'])
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
 
 /** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
 function undiciNames(source) {
