@@ -6,16 +6,17 @@
 //   start-up     bare `node -e 0`, then gateway commands, each the median of --runs runs, taken
 //                in turns so that a busy moment of the machine falls on all of them alike;
 //   export       every deposit of a seeded sandbox as NDJSON (`deposits list --all`), against a
-//                plain sequential `fetch` paging loop (scripts/bench-plain-export.mjs), at 0 ms and
-//                at --latency ms per answer: wall time and peak RSS, every record checked to come
-//                exactly once and in the loop's order;
+//                plain sequential `fetch` paging loop (scripts/bench-plain-export.mjs), at 0 ms
+//                (median of --export-runs runs, in turns) and at --latency ms per answer (one run):
+//                wall time and peak RSS, every record checked to come exactly once and in the
+//                loop's order;
 //   cron loop    100 sequential `tx create` runs with the credentials in the environment: how long,
 //                and how many token requests the sandbox saw;
 //   sandbox      deposit paging under autocannon against a bare node:http server answering a static
 //                body of the same size, create throughput, and the time to seed 100,000 deposits.
 //
 // Rows that need a flag the CLI does not have yet (see its --help) say so instead of failing.
-// Usage: npm run bench [-- --runs 21] [--sizes 10000,100000] [--latency 50] [--cron 100] [--duration 5]
+// Usage: npm run bench [-- --runs 21] [--sizes 10000,100000] [--export-runs 3] [--latency 50] [--cron 100] [--duration 5]
 import {spawn, spawnSync} from 'node:child_process'
 import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {open} from 'node:fs/promises'
@@ -35,6 +36,7 @@ const SIZES = String(option('sizes', '10000,100000')).split(',').map(Number)
 const LATENCY = Number(option('latency', 50))
 const CRON_RUNS = Number(option('cron', 100))
 const DURATION = Number(option('duration', 5))
+const EXPORT_RUNS = Number(option('export-runs', 3))
 const PER_PAGE = 100
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
@@ -200,7 +202,7 @@ async function exportRuns() {
   const concurrencyFlag = hasFlag('deposits list', 'concurrency')
   const rss = {}
   for (const latency of [0, LATENCY]) {
-    section(`Export of every deposit as NDJSON, ${PER_PAGE} per page, ${latency} ms per answer: wall time, peak RSS`)
+    section(`Export of every deposit as NDJSON, ${PER_PAGE} per page, ${latency} ms per answer: ${latency === 0 ? `median wall time of ${EXPORT_RUNS} runs` : 'wall time of one run'}, peak RSS`)
     if (latency > 0 && !latencyFlag) {
       for (const size of SIZES) row(`${count(size)} deposits`, 'n/a (needs `sandbox start --latency`)')
       continue
@@ -211,33 +213,45 @@ async function exportRuns() {
       if (latency === 0) seedTimes.set(size, sandbox.readyMs)
       try {
         const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
-        const loopFile = join(work, 'loop.ndjson')
-        const loop = await measure([process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], {env, stdoutFile: loopFile})
-        const expected = await idsOf(loopFile)
-        const loopProblem = expected.length === size ? checkExport(expected, [...new Set(expected)]) : `${count(expected.length)} records, expected ${count(size)}`
-        row(`${count(size)}: plain \`fetch\` loop`, `${seconds(loop.ms)}, ${mib(loop.rssMiB)}`, '1.00x', loopProblem ? `WRONG: ${loopProblem}` : '')
-        if (loopProblem) failures += 1
-        const variants = [{label: '`deposits list --all`', args: [], target: latency === 0 ? '≤ 1.05x the loop' : ''}]
-        variants.push(
-          concurrencyFlag
-            ? {label: '`deposits list --all --concurrency 4`', args: ['--concurrency', '4'], target: latency > 0 ? '≥ 3x faster than the loop' : ''}
-            : {label: '`deposits list --all --concurrency 4`', missing: 'n/a (needs `deposits list --concurrency`)'},
-        )
-        for (const variant of variants) {
-          if (variant.missing) {
-            row(`${count(size)}: ${variant.label}`, variant.missing)
-            continue
+        const runners = [{label: 'plain `fetch` loop', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env, times: [], rss: []}]
+        const cli = (label, extra, target) => ({
+          label,
+          argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', 'ndjson', '--per-page', String(PER_PAGE), ...extra],
+          env: {...env, GATEWAY_CONFIG_DIR: join(work, `export-${size}-${latency}-${extra.length}`)},
+          target,
+          times: [],
+          rss: [],
+        })
+        runners.push(cli('`deposits list --all`', [], latency === 0 ? '≤ 1.05x the loop' : ''))
+        if (concurrencyFlag) runners.push(cli('`deposits list --all --concurrency 4`', ['--concurrency', '4'], latency > 0 ? '≥ 3x faster than the loop' : ''))
+        // In turns, each run checked against the loop's first: every record exactly once, in order.
+        let expected
+        const runs = latency === 0 ? EXPORT_RUNS : 1
+        for (let run = 0; run < runs; run += 1) {
+          for (const runner of runners) {
+            const file = join(work, 'export.ndjson')
+            const result = await measure(runner.argv, {env: runner.env, stdoutFile: file})
+            const ids = await idsOf(file)
+            rmSync(file, {force: true})
+            if (!expected) {
+              expected = ids
+              if (ids.length !== size) runner.problem = `${count(ids.length)} records, expected ${count(size)}`
+              else runner.problem = checkExport(ids, [...new Set(ids)])
+            } else runner.problem ??= checkExport(ids, expected)
+            runner.times.push(result.ms)
+            runner.rss.push(result.rssMiB)
           }
-          const file = join(work, 'cli.ndjson')
-          const args = ['deposits', 'list', '--all', '--output', 'ndjson', '--per-page', String(PER_PAGE), ...variant.args]
-          const result = await measure([process.execPath, bin, ...args], {env: {...env, GATEWAY_CONFIG_DIR: join(work, `export-${size}-${latency}-${variant.args.length}`)}, stdoutFile: file})
-          const problem = checkExport(await idsOf(file), expected)
-          if (problem) failures += 1
-          const speed = latency > 0 ? `${ratio(loop.ms / result.ms)} faster` : ratio(result.ms / loop.ms)
-          row(`${count(size)}: ${variant.label}`, `${seconds(result.ms)}, ${mib(result.rssMiB)}`, problem ? `WRONG: ${problem}` : speed, variant.target)
-          if (variant.args.length === 0 && latency === 0) rss[size] = result.rssMiB
         }
-        rmSync(loopFile, {force: true})
+        const loopMs = median(runners[0].times)
+        for (const runner of runners) {
+          const wall = median(runner.times)
+          const peak = Math.max(...runner.rss)
+          if (runner.problem) failures += 1
+          const versus = runner === runners[0] ? '1.00x' : latency > 0 ? `${ratio(loopMs / wall)} faster` : ratio(wall / loopMs)
+          row(`${count(size)}: ${runner.label}`, `${seconds(wall)}, ${mib(peak)}`, runner.problem ? `WRONG: ${runner.problem}` : versus, runner.target ?? '')
+          if (runner === runners[1] && latency === 0) rss[size] = peak
+        }
+        if (!concurrencyFlag) row(`${count(size)}: \`deposits list --all --concurrency 4\``, 'n/a (needs `deposits list --concurrency`)')
       } finally {
         await sandbox.close()
       }
