@@ -4,7 +4,7 @@ import type {SandboxAction} from './api/gateway.js'
 import type {Transaction} from './api/types.js'
 import {BaseCommand, jsonFlag, requireTransactionId, transactionIdArg} from './base-command.js'
 import type {CommandContext} from './cli/context.js'
-import {requireCents} from './input/money.js'
+import {requireAmount} from './input/money.js'
 
 /** The --amount of the life-cycle controls that take one. */
 export const transitionAmountFlag = (description: string) => Flags.string({description, helpValue: '<cents>'})
@@ -32,7 +32,7 @@ export abstract class TransitionCommand extends BaseCommand<typeof TransitionCom
 /** A sandbox life-cycle control: moves one transaction a step and shows where it ended up. */
 export async function sandboxTransition(options: {id: string; action: SandboxAction; amount?: string}, ctx: CommandContext): Promise<Transaction> {
   const id = requireTransactionId(options.id)
-  const amount = options.amount === undefined ? undefined : requireCents(options.amount, '--amount')
+  const amount = options.amount === undefined ? undefined : requireAmount(options.amount, '--amount')
   const api = await ctx.api()
   const record = await api.sandboxTransition(id, options.action, amount === undefined ? {} : {amount})
   if (ctx.globals.json) return record

@@ -18,6 +18,10 @@ export interface GatewayErrorOptions {
   retryable?: boolean
   /** How long the gateway asked to wait before a retry (Retry-After), milliseconds. */
   retryAfterMs?: number
+  /** How many attempts were made before giving up. */
+  attempts?: number
+  /** The idempotency key of the request, to send it again safely. */
+  idempotencyKey?: string
 }
 
 export class GatewayError extends Error {
@@ -28,6 +32,8 @@ export class GatewayError extends Error {
   readonly hint?: string
   readonly retryable: boolean
   readonly retryAfterMs?: number
+  readonly attempts?: number
+  readonly idempotencyKey?: string
 
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : {cause: options.cause})
@@ -38,6 +44,8 @@ export class GatewayError extends Error {
     this.hint = options.hint
     this.retryable = options.retryable ?? false
     this.retryAfterMs = options.retryAfterMs
+    this.attempts = options.attempts
+    this.idempotencyKey = options.idempotencyKey
   }
 
   toJSON(): Record<string, unknown> {
@@ -47,6 +55,8 @@ export class GatewayError extends Error {
       ...(this.status === undefined ? {} : {status: this.status}),
       ...(this.messages.length > 0 ? {messages: this.messages} : {}),
       ...(this.hint === undefined ? {} : {hint: this.hint}),
+      ...(this.attempts === undefined ? {} : {attempts: this.attempts}),
+      ...(this.idempotencyKey === undefined ? {} : {idempotencyKey: this.idempotencyKey}),
       ...(this.body === undefined ? {} : {body: this.body}),
     }
   }
@@ -122,7 +132,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 }
 
 /** The statuses after which the same request may well succeed. */
-const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504])
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
 
 /** Builds the typed error for a non-2xx answer. */
 export function errorForStatus(

@@ -20,6 +20,8 @@ export interface Globals {
   /** An explicit base URL (flag or GATEWAY_BASE_URL). */
   baseUrl?: string
   timeoutMs: number
+  /** Retries of a request that may be repeated safely (--retries); 3 when not set. */
+  retries?: number
   debug: boolean
   json: boolean
 }
@@ -52,7 +54,7 @@ export class CommandContext {
   readonly sleep: (ms: number) => Promise<void>
   readonly interrupted: () => Promise<NodeJS.Signals>
   readonly paint: Paint
-  globals: Globals = {profile: 'default', timeoutMs: 30_000, debug: false, json: false}
+  globals: Globals = {profile: 'default', timeoutMs: 30_000, retries: 3, debug: false, json: false}
   /** How the command ended: set once, by the base command. */
   exitCode = 0
   /**
@@ -112,6 +114,8 @@ export class CommandContext {
         profile: this.globals.profile,
         baseUrl: this.globals.baseUrl,
         timeoutMs: options.timeoutMs ?? this.globals.timeoutMs,
+        retries: this.globals.retries ?? 3,
+        sleep: this.sleep,
         trace: this.trace,
         env: this.env,
         store: await this.store(),

@@ -126,15 +126,32 @@ interface OclifError extends Error {
   oclif?: {exit?: number}
 }
 
+/**
+ * A text with its control characters shown as escapes (\n, \t, \u001b), so that a value the
+ * operator typed, echoed in an error, keeps to its line and cannot drive the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
+    const named: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
+}
+
+/** One line per problem: a CLI error's own list when it has one, else its message, each made printable. */
+function problemLines(error: CliError): string {
+  const problems = error.messages.length > 0 ? error.messages : [error.message]
+  return problems.map(printable).join('\n')
+}
+
 /** Every error the CLI can meet, mapped to its exit code and its --json payload: the one map. */
 export function describeError(error: unknown): DescribedError {
   if (error instanceof ReportedError) return describeError(error.error)
   if (error instanceof CliError) {
-    return {exitCode: error.exitCode, payload: payloadOf(error.code, error.exitCode, error), message: error.message, hint: error.hint}
+    return {exitCode: error.exitCode, payload: payloadOf(error.code, error.exitCode, error), message: problemLines(error), hint: error.hint}
   }
   if (error instanceof GatewayError) {
     const [, exitCode, code] = GATEWAY_EXIT.find(([type]) => error instanceof type) ?? [GatewayError, ExitCode.Unexpected]
-    return {exitCode, payload: payloadOf(code ?? error.code, exitCode, error), message: error.message, hint: error.hint}
+    return {exitCode, payload: payloadOf(code ?? error.code, exitCode, error), message: printable(error.message), hint: error.hint}
   }
   const oclif = (error as OclifError | undefined)?.oclif
   if (error instanceof Error && oclif) {

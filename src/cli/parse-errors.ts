@@ -1,6 +1,6 @@
 import {distance} from 'fastest-levenshtein'
 
-import {UsageError} from './errors.js'
+import {printable, UsageError} from './errors.js'
 
 /** The flags no command takes on purpose, with what to do instead. */
 const NOT_FLAGS: Record<string, string> = {
@@ -36,14 +36,24 @@ function firstLines(message: string): string[] {
 export function usageErrorFromParse(error: unknown, flags: readonly string[]): UsageError {
   const text = error instanceof Error ? error.message : String(error)
   // oclif puts a flag's rule, and a missing argument's description, on the next line: one line each.
-  const joined = text
-    .replace(/^The following errors? occurred:\s*/, '')
+  const joined = withValuesEscaped(text.replace(/^The following errors? occurred:\s*/, ''))
     .replace(/(Parsing --[\w-]+)\s*\n\s*/g, '$1 ')
     .replace(/(required args?:)\s*\n\s*/g, '$1 ')
   const lines = firstLines(joined)
-  const rewritten = lines.map((line) => rewrite(line, flags))
+  const rewritten = lines.flatMap((line) => rewrite(line, flags).split('\n'))
   const unique = [...new Set(rewritten.filter(Boolean))]
   return new UsageError(unique.join('\n'), {messages: unique, cause: error})
+}
+
+/**
+ * oclif quotes a typed value in its message as it is: a value holding a line break (or any control
+ * character) would split its problem over lines. oclif reports one such flag at a time, in one of
+ * two shapes, whose value is escaped here before the message is cut into lines.
+ */
+function withValuesEscaped(message: string): string {
+  return message
+    .replace(/^(Expected --[\w-]+=)([\s\S]*?)( to be one of: )/, (_, head: string, value: string, tail: string) => `${head}${printable(value)}${tail}`)
+    .replace(/^(Parsing --[\w-]+)[ \t]*\n[ \t]*([\s\S]*?)(\nSee more help with --help)?$/, (_, head: string, rule: string, tail = '') => `${head} ${printable(rule)}${tail}`)
 }
 
 function rewrite(line: string, flags: readonly string[]): string {

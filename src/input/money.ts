@@ -1,4 +1,5 @@
 import {UsageError} from '../cli/errors.js'
+import {LIMITS} from '../schemas/enums.js'
 
 export type CentsParse = {ok: true; cents: number} | {ok: false; message: string}
 
@@ -28,4 +29,12 @@ export function requireCents(input: string, flag: string): number {
 export function requireInteger(input: string, flag: string): number {
   if (!/^-?\d+$/.test(input.trim())) throw new UsageError(`${flag} must be an integer, got "${input}"`)
   return Number(input)
+}
+
+/** An amount flag as integer cents within the documented bounds (1 to 10,000,000), or the usage error. */
+export function requireAmount(input: string, flag: string): number {
+  const cents = requireCents(input, flag)
+  const {min, max} = LIMITS.amount
+  if (cents < min || cents > max) throw new UsageError(`${flag} must be from ${min} to ${max} cents, got ${cents}`)
+  return cents
 }

@@ -1,9 +1,10 @@
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {createServer, STATUS_CODES, type Server} from 'node:http'
+import type {AddressInfo, Socket} from 'node:net'
 
 import {HttpCourier} from './delivery.js'
 import {SandboxDomain} from './domain/index.js'
-import {pipeline} from './http/pipeline.js'
+import type {FaultPlan} from './http/faults.js'
+import {logLine, pipeline} from './http/pipeline.js'
 import {Router, type Route} from './http/router.js'
 import {controlRoutes} from './routes/controls.js'
 import {depositRoutes} from './routes/deposits.js'
@@ -28,10 +29,40 @@ export interface SandboxOptions {
   forwardWebhooksTo?: string
   /** How long one notification delivery may take before it counts as ERROR (default 5 s). */
   notificationTimeoutMs?: number
+  /** Fail this share of gateway requests at random, from a seed. */
+  faults?: FaultPlan
+  /** Delay every answer of the gateway API by this many milliseconds. */
+  latencyMs?: number
+  /** How long a client may take to send its headers (default 10 s), and its whole request (default 30 s). */
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  /** Receives one line per request (time, method, path, status, duration, client id): `sandbox start --log`. */
+  log?: (line: string) => void
 }
 
 /** The time one notification delivery may take, connection included. */
 export const NOTIFICATION_TIMEOUT_MS = 5000
+/** A client that has not sent its headers after this long is answered 408 and cut off. */
+export const HEADERS_TIMEOUT_MS = 10_000
+/** A client that has not sent its whole request after this long is answered 408 and cut off. */
+export const REQUEST_TIMEOUT_MS = 30_000
+
+/**
+ * A request the HTTP parser refused (malformed, headers too large, too slow): an error answer in
+ * the sandbox's error body when the socket still takes one, then the connection closed.
+ */
+function refuseClient(error: NodeJS.ErrnoException, socket: Socket, log?: (line: string) => void): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  const reason = STATUS_CODES[status]!
+  const message = status === 408 ? 'the request took too long to arrive' : `the request could not be read (${error.code ?? 'parse error'})`
+  const body = JSON.stringify({statusCode: status, error: reason, message})
+  log?.(logLine(Date.now(), '-', '-', String(status), 0))
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
 
 export interface Sandbox {
   baseUrl: string
@@ -59,12 +90,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const now = options.now ?? Date.now
   const courier = new HttpCourier({timeoutMs: options.notificationTimeoutMs ?? NOTIFICATION_TIMEOUT_MS, forwardTo: options.forwardWebhooksTo})
   const domain = new SandboxDomain({now, autoPayMs: options.autoPayMs, seedDeposits: options.seedDeposits, courier})
-  const state = new SandboxState({tokenTtlSec: options.tokenTtlSec ?? 3600, clients: options.clients ?? DEFAULT_CLIENTS, now})
+  const state = new SandboxState({tokenTtlSec: options.tokenTtlSec ?? 3600, clients: options.clients ?? DEFAULT_CLIENTS, now, faults: options.faults})
   const router = new Router()
   for (const routes of ROUTES) router.add(...routes())
 
-  const server = createServer(pipeline({router, state, domain, host}))
-  server.keepAliveTimeout = 5000
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, headersTimeout),
+      keepAliveTimeout: 5000,
+      // How often the timeouts above are checked: often enough to hold them within a second.
+      connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeout / 4))),
+    },
+    pipeline({router, state, domain, host, latencyMs: options.latencyMs, log: options.log}),
+  )
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => refuseClient(error, socket, options.log))
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 
-import {Faults} from './http/faults.js'
+import {Faults, type FaultPlan} from './http/faults.js'
 
 /** Every scope the sandbox knows. Only resend_dispatcher is named by the reference. */
 export const ALL_SCOPES = ['transaction', 'deposit', 'withdraw', 'resend_dispatcher'] as const
@@ -29,12 +29,16 @@ export interface SandboxStats {
   byRoute: Record<string, number>
   tokenRequests: number
   tokensIssued: number
+  /** Injected faults so far, by status code or kind (reset, reset-after, slow). */
+  faultsInjected: Record<string, number>
 }
 
 export interface StateOptions {
   tokenTtlSec: number
   clients: SandboxClient[]
   now: () => number
+  /** Faults at random from the start. */
+  faults?: FaultPlan
 }
 
 /**
@@ -48,13 +52,15 @@ export class SandboxState {
   /** HS256 key of the issued JWTs; rotating it makes every issued token invalid. */
   signingKey: Uint8Array = randomBytes(32)
   failIdentityProvider = false
-  readonly faults = new Faults()
-  readonly stats: SandboxStats = {requests: 0, byRoute: {}, tokenRequests: 0, tokensIssued: 0}
+  readonly faults: Faults
+  readonly stats: SandboxStats
 
   constructor(options: StateOptions) {
     this.tokenTtlSec = options.tokenTtlSec
     this.clients = options.clients
     this.now = options.now
+    this.faults = new Faults(options.faults)
+    this.stats = {requests: 0, byRoute: {}, tokenRequests: 0, tokensIssued: 0, faultsInjected: this.faults.injected}
   }
 
   revokeTokens(): void {

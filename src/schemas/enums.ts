@@ -97,5 +97,11 @@ export const LIMITS = {
   },
 } as const
 
+/**
+ * The header of an answer that replays an earlier request with the same idempotencyKey (create
+ * transaction, withdraw): `Idempotent-Replayed: true`. The sandbox's own convention.
+ */
+export const REPLAY_HEADER = 'idempotent-replayed'
+
 /** Ids of transactions are UUIDs: anything else is refused before it is sent (and 422 by the gateway). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -43,8 +43,14 @@ export const code = () => text(LIMITS.code.min, LIMITS.code.max)
 export const isDocument = (value: string) => isValidCpf(value) || isValidCnpj(value, {version: 2})
 export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isValidCpf(value) ? 'CPF' : 'CNPJ')
 
+/** A CPF or CNPJ as the gateway takes it: check digits verified, the letters of an alphanumeric CNPJ in upper case. */
 export const document = () =>
-  z.string({error: 'must be a CPF or CNPJ'}).refine(isDocument, {error: 'must be a valid CPF or CNPJ (check digits verified)'})
+  z
+    .string({error: 'must be a CPF or CNPJ'})
+    .refine(isDocument, {error: 'must be a valid CPF or CNPJ (check digits verified)', abort: true})
+    .superRefine((value, ctx) => {
+      if (/[a-z]/.test(value)) ctx.addIssue({code: 'custom', message: `must have the letters of a CNPJ in upper case: ${value.toUpperCase()}`})
+    })
 
 /** Letters of any script, digits, spaces and . ' - */
 export const personName = () =>

@@ -51,6 +51,3 @@ export const withdrawResponseSchema = z.object({
 })
 
 export type WithdrawResponse = z.infer<typeof withdrawResponseSchema>
-
-/** The header an idempotent replay carries (the answer is the original record, not a new one). */
-export const REPLAY_HEADER = 'idempotent-replayed'

@@ -167,7 +167,8 @@ describe('what a new operator meets', () => {
 
     it('--watch shows a spinner with the elapsed time and status, warns once in an outage and says when it ends', async () => {
       const created = JSON.parse((await cli(['tx', 'create', '--amount', '100', '--json'])).stdout) as {id: string}
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'GET /core/transaction/:id', status: 503, count: 3})
+      // An outage that outlasts the client's retries of one lookup (4 attempts): two polls fail.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'GET /core/transaction/:id', status: 503, count: 8})
       let polls = 0
       const result = await cli(['tx', 'get', created.id, '--watch', '--interval', '1s', '--timeout', '1h'], {
         tty: {stderr: true},

@@ -117,9 +117,16 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     it('replays with the same idempotency key and refuses the key with another body', async () => {
       const key = `order-${Date.now()}`
       const first = await create(['--amount', '1500', '--idempotency-key', key])
-      const again = await create(['--amount', '1500', '--idempotency-key', key])
-      expect(again.id).toBe(first.id)
-      expect(again.idempotencyKey).toBe(key)
+      // Paid since: the replay says the charge was created earlier and shows its status now, not the first answer's.
+      expect((await cli(['sandbox', 'pay', first.id])).code).toBe(0)
+      const replay = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key, '--json'])
+      expect(replay.code).toBe(0)
+      expect(replay.stderr).toBe(`This charge was created earlier with the idempotency key ${key}: the gateway answered with the original record. The status shown is its current one.\n`)
+      const again = JSON.parse(replay.stdout)
+      expect(again).toMatchObject({id: first.id, idempotencyKey: key, replayed: true, status: 'PAID'})
+      const human = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key])
+      expect(human.stdout).toMatch(/Status: +PAID/)
+      expect(human.stderr).toContain('created earlier')
       const other = await cli(['tx', 'create', '--amount', '1600', '--idempotency-key', key, '--json'])
       expect(other.code).toBe(5)
       expect(JSON.parse(other.stdout).error).toMatchObject({code: 'REJECTED', status: 422})
@@ -201,15 +208,25 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       expect(error.messages).toEqual(['--webhook-url must use https', '--external-code must be 8 to 255 characters long'])
     })
 
-    it('exits 6 on a 429 and 7 on a 500 from the gateway', async () => {
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 429, count: 1})
-      const limited = await cli(['tx', 'create', '--amount', '100', '--json'])
+    it('exits 6 on a 429 and 7 on a 500 once the retries run out, naming the key to reuse', async () => {
+      const instant = {sleep: async () => {}}
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 429, count: 4})
+      const limited = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env, ...instant})
       expect(limited.code).toBe(6)
-      expect(JSON.parse(limited.stdout).error.code).toBe('RATE_LIMITED')
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 500, count: 1})
-      const failed = await cli(['tx', 'create', '--amount', '100'])
+      const document = JSON.parse(limited.stdout)
+      expect(document.error.code).toBe('RATE_LIMITED')
+      expect(document.idempotencyKey).toMatch(UUID)
+      expect(document.error.message).toContain(`idempotency key ${document.idempotencyKey}`)
+      expect(document.error.message).toContain('gave up after 4 attempts')
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 500, count: 4})
+      const failed = await runCommand(['tx', 'create', '--amount', '100', '--idempotency-key', 'order-4711-500'], {env, ...instant})
       expect(failed.code).toBe(7)
       expect(failed.stderr).toContain('the gateway failed (500)')
+      expect(failed.stderr).toContain('--idempotency-key order-4711-500')
+      // One failure fewer than the attempts: the retry creates the charge.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 503, count: 3})
+      const retried = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env, ...instant})
+      expect(retried.code).toBe(0)
     })
   })
 

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {PassThrough, Readable} from 'node:stream'
+import {PassThrough, Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
 
 import {Config} from '@oclif/core'
@@ -9,6 +9,7 @@ import {contextStorage} from '../../src/cli/run.js'
 import {configDir} from '../../src/api/store.js'
 import {detectTerminal} from '../../src/cli/terminal.js'
 import {cleanEnv, type CliResult} from './cli.js'
+import {assertNoSecretShown} from './secrets.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 let config: Promise<Config> | undefined
@@ -22,16 +23,36 @@ export interface TestIOOptions {
   /** Keys "typed" in raw mode, for the pager and hidden prompts. */
   keys?: string[]
   env?: NodeJS.ProcessEnv
+  /**
+   * Called with each chunk written to stdout, before the write completes: the command waits for it
+   * (back-pressure), so a test can act at a known point of a stream, e.g. after the first page.
+   */
+  onStdout?: (chunk: string) => Promise<void> | void
+  /** Sees each chunk written to stderr, for a test that reacts to a running command. */
+  onStderr?: (chunk: string) => void
 }
 
 /** Streams that keep what is written to them, and a stdin that holds `input`. */
 export function testIO(options: TestIOOptions = {}): IO & {stdoutText(): string; stderrText(): string} {
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
   let out = ''
   let err = ''
-  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+  const hook = options.onStdout
+  const stdout = hook
+    ? new Writable({
+        highWaterMark: 1,
+        write(chunk: Buffer, _encoding, callback) {
+          const text = chunk.toString('utf8')
+          out += text
+          Promise.resolve(hook(text)).then(() => callback(), callback)
+        },
+      })
+    : new PassThrough()
+  const stderr = new PassThrough()
+  if (stdout instanceof PassThrough) stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+  stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk
+    options.onStderr?.(chunk)
+  })
   const tty = options.tty ?? {}
   const terminal = detectTerminal(
     {stdoutTTY: Boolean(tty.stdout), stderrTTY: Boolean(tty.stderr), stdinTTY: Boolean(tty.stdin), stdoutColumns: options.columns},
@@ -104,5 +125,7 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
     Object.assign(process.env, saved)
   }
-  return {code: ctx.exitCode, stdout: io.stdoutText(), stderr: io.stderrText(), ctx}
+  const result = {code: ctx.exitCode, stdout: io.stdoutText(), stderr: io.stderrText(), ctx}
+  assertNoSecretShown(argv, {env, input: options.input, configDir: ctx.configDir}, result)
+  return result
 }

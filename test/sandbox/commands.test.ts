@@ -68,6 +68,82 @@ describe('gateway sandbox settle', () => {
   })
 })
 
+/** Spawns `gateway sandbox start --port 0 --json ...args` and answers its ready line. */
+async function startCli(args: string[], running: ChildProcessWithoutNullStreams[]): Promise<Record<string, unknown> & {baseUrl: string}> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {env: cleanEnv()})
+  running.push(child)
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({input: child.stdout}).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`sandbox start exited ${code}`)))
+  })
+  return JSON.parse(line)
+}
+
+describe('gateway sandbox start: help and --log', () => {
+  it('lists only the flags a server has: none of the global ones', async () => {
+    const result = await runCli(['sandbox', 'start', '--help'])
+    expect(result.code).toBe(0)
+    for (const flag of ['--profile', '--base-url', '--timeout', '--debug']) expect(result.stdout).not.toContain(flag)
+    for (const flag of ['--host', '--port', '--json', '--log', '--faults', '--latency', '--forward-webhooks']) expect(result.stdout).toContain(flag)
+    expect(result.stdout).toMatch(/--json\s+Print one JSON line on stdout when ready/)
+    expect((await runCli(['sandbox', 'start', '--port', '0', '--profile', 'x'])).code).toBe(2)
+  })
+
+  it('prints one line per request on stderr with --log, and nothing else on stdout', async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--log'], {env: cleanEnv()})
+    try {
+      const stdout = createInterface({input: child.stdout})
+      const line = await new Promise<string>((resolve) => stdout.once('line', resolve))
+      const {baseUrl} = JSON.parse(line) as {baseUrl: string}
+      const stderr: string[] = []
+      createInterface({input: child.stderr}).on('line', (entry) => stderr.push(entry))
+      const token = await tokenFor(baseUrl)
+      await fetch(`${baseUrl}/core/deposit`, {headers: {authorization: `Bearer ${token}`}})
+      await fetch(`${baseUrl}/core/deposit`)
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+      expect(stderr).toEqual([
+        expect.stringMatching(/^\S+Z POST \/auth\/token 200 \d+ms sandbox$/),
+        expect.stringMatching(/^\S+Z GET \/core\/deposit 200 \d+ms sandbox$/),
+        expect.stringMatching(/^\S+Z GET \/core\/deposit 401 \d+ms -$/),
+      ])
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('gateway sandbox start --faults', () => {
+  const running: ChildProcessWithoutNullStreams[] = []
+  afterAll(() => {
+    for (const child of running) child.kill('SIGKILL')
+  })
+
+  it('fails gateway requests with the kinds asked for, spares the token endpoint, and says its seed', async () => {
+    const ready = await startCli(['--faults', '1', '--fault-kinds', '503,429', '--fault-seed', '5', '--latency', '1'], running)
+    expect(ready.faults).toEqual({rate: 1, kinds: ['503', '429'], seed: 5})
+    const token = await tokenFor(ready.baseUrl)
+    const statuses = new Set<number>()
+    for (let index = 0; index < 20; index += 1) {
+      statuses.add((await fetch(`${ready.baseUrl}/core/deposit`, {headers: {authorization: `Bearer ${token}`}})).status)
+    }
+    expect(statuses).toEqual(new Set([503, 429]))
+  })
+
+  it.each([
+    [['--faults', '1.5'], '--faults must be a share from 0 to 1'],
+    [['--faults', 'often'], '--faults must be a share from 0 to 1'],
+    [['--faults', '0.1', '--fault-kinds', '500,boom'], '--fault-kinds takes 500, 503, 429, reset, reset-after, slow; got "boom"'],
+    [['--fault-seed', '3'], '--faults'],
+    [['--latency', '-5'], '--latency'],
+  ])('refuses %j with exit 2', async (args, says) => {
+    const result = await runCli(['sandbox', 'start', '--port', '0', ...args])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(says)
+  })
+})
+
 describe('gateway sandbox start --forward-webhooks', () => {
   const running: ChildProcessWithoutNullStreams[] = []
   afterAll(() => {

@@ -93,12 +93,13 @@ interface ErrorBody {
 
 interface Answer<T> {
   status: number
+  headers: Headers
   body: T
 }
 
 async function answer<T>(response: Response): Promise<Answer<T>> {
   const raw = await response.text()
-  return {status: response.status, body: (raw ? JSON.parse(raw) : undefined) as T}
+  return {status: response.status, headers: response.headers, body: (raw ? JSON.parse(raw) : undefined) as T}
 }
 
 /** A client of one sandbox, with a token of its default client. */
@@ -352,6 +353,42 @@ describe('sandbox transactions', () => {
       expect(stored).toEqual({value: customerDocument.replace(/[^0-9A-Z]/gi, '').toUpperCase(), type})
     })
 
+    it('refuses an alphanumeric CNPJ in lower case, naming its upper-case form, and makes nothing', async () => {
+      const valid = generateCnpj(2)
+      const before = recordCount()
+      const result = await client.create(patched(patched(fullBody(), 'seller.document', valid.toLowerCase()), 'customer.document', valid))
+      expect(result.status).toBe(422)
+      expect(result.body.message).toEqual([`seller.document must have the letters of a CNPJ in upper case: ${valid}`])
+      expect(recordCount()).toBe(before)
+    })
+
+    it.each([
+      'amount',
+      'paymentMethod',
+      'webhookUrl',
+      'externalCode',
+      'idempotencyKey',
+      'customer',
+      'seller',
+      'isInfoProduct',
+      'address',
+      'items',
+      'metadata',
+      'pix',
+      'customer.email',
+      'customer.birthdate',
+      'address.complement',
+      'items.0.quantity',
+      'items.0.description',
+      'pix.expirationSeconds',
+    ])('refuses an explicit null %s with a 422, never reading it as the default', async (path) => {
+      const before = recordCount()
+      const result = await client.create(patched(fullBody(), path, null))
+      expect(result.status).toBe(422)
+      expect(result.body.message).toEqual([`${path} must not be null`])
+      expect(recordCount()).toBe(before)
+    })
+
     it('refuses an alphanumeric CNPJ with a wrong check digit', async () => {
       const valid = generateCnpj(2)
       const wrong = `${valid.slice(0, 13)}${(Number(valid[13]) + 1) % 10}`
@@ -452,6 +489,8 @@ describe('sandbox transactions', () => {
       const again = await client.create(body)
       expect(again.status).toBe(201)
       expect(again.body).toEqual(first.body)
+      expect(first.headers.get('idempotent-replayed')).toBeNull()
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
       expect(recordCount()).toBe(countAfterFirst)
       // The replay did reach the sandbox: it was answered, not skipped.
       expect((await stats(sandbox.baseUrl)).byRoute['POST /core/transaction']).toBe(postsBefore + 1)
@@ -485,6 +524,7 @@ describe('sandbox transactions', () => {
       const before = recordCount()
       const results = await Promise.all(Array.from({length: 5}, () => client.create(body)))
       expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201])
+      expect(results.filter((result) => result.headers.get('idempotent-replayed') === 'true')).toHaveLength(4)
       expect(new Set(results.map((result) => result.body.id)).size).toBe(1)
       expect(recordCount()).toBe(before + 1)
     })

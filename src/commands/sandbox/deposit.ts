@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {Deposit} from '../../api/types.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
-import {requireCents} from '../../input/money.js'
+import {requireAmount} from '../../input/money.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 
 export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
@@ -23,7 +23,7 @@ export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
   }
 
   async run(): Promise<Deposit | undefined> {
-    const amount = requireCents(this.flags.amount, '--amount')
+    const amount = requireAmount(this.flags.amount, '--amount')
     const api = await this.ctx.api()
     const deposit = await api.sandboxDeposit({amount, status: this.flags.status})
     if (this.ctx.globals.json) return deposit as Deposit

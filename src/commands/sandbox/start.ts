@@ -1,15 +1,18 @@
 import {Flags} from '@oclif/core'
 
 import {isLoopbackHost} from '../../api/base-url.js'
-import {BaseCommand, jsonFlag} from '../../base-command.js'
+import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
+import {FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override summary = 'Run the embedded gateway sandbox in the foreground.'
 
   static override description = `Starts a local emulator of the whole gateway API on loopback: tokens, transactions with real BR Code QR payloads, deposits with snapshot paging, and sandbox-only controls that move a record through its life. It keeps its state in memory and runs until SIGINT or SIGTERM.
 
-With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "clients": [...]}.`
+With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "clients": [...]}, plus "faults": {rate, kinds, seed} under --faults.
+
+--faults makes that share of gateway requests (all but the token endpoint) fail, each with one of --fault-kinds: 500 or 503 answered; 429 with Retry-After: 1; reset, the connection reset before the request is handled; reset-after, the request handled and committed, then the connection reset, so the answer is lost; slow, the request handled and its answer held 35 s. The same --fault-seed fails the same requests again.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -17,10 +20,20 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     {description: 'Tokens that live 2 minutes', command: '<%= config.bin %> <%= command.id %> --token-ttl 120'},
     {description: 'For a demo: 10,000 past deposits, and QR codes that pay themselves after 3 s', command: '<%= config.bin %> <%= command.id %> --seed-deposits 10000 --auto-pay 3000'},
     {description: 'Webhooks to a local listener (gateway webhooks listen), webhookUrl staying https', command: '<%= config.bin %> <%= command.id %> --forward-webhooks http://127.0.0.1:4020/'},
+    {description: 'A gateway that fails 30% of requests, the same ones each run', command: '<%= config.bin %> <%= command.id %> --faults 0.3 --fault-seed 42'},
+    {description: 'A slow link: every answer 50 ms late', command: '<%= config.bin %> <%= command.id %> --latency 50'},
+    {description: 'Every request on stderr as it is answered', command: '<%= config.bin %> <%= command.id %> --log'},
   ]
 
+  /**
+   * None of the global flags: a server has no profile, gateway, answer timeout or HTTP trace of its
+   * own. Only the flags below show in its help, and are accepted. (The type stays the base
+   * command's, which this command never reads: oclif merges baseFlags at run time only.)
+   */
+  static override baseFlags = {} as (typeof BaseCommand)['baseFlags']
+
   static override flags = {
-    json: jsonFlag('one line when ready: baseUrl and the clients'),
+    json: Flags.boolean({description: 'Print one JSON line on stdout when ready: {"baseUrl", "clients", "faults"?}; errors as a JSON document.'}),
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
@@ -30,6 +43,15 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       description: 'Deliver every notification to this local listener instead of its webhookUrl; the intended URL goes in the X-Original-Url header.',
       helpValue: '<url>',
     }),
+    faults: Flags.string({description: 'Fail this share of gateway requests at random, from 0 to 1 (0.3 is 30%).', helpValue: '<rate>'}),
+    'fault-kinds': Flags.string({
+      description: `With --faults: the kinds of fault, comma-separated, from ${FAULT_KINDS.join(', ')} (default: all of them).`,
+      helpValue: '<list>',
+      dependsOn: ['faults'],
+    }),
+    'fault-seed': Flags.integer({description: 'With --faults: the seed of the draw, to fail the same requests again (default: a new one, shown).', dependsOn: ['faults']}),
+    latency: Flags.integer({description: 'Delay every answer of the gateway API by this many milliseconds.', min: 0, helpValue: '<ms>'}),
+    log: Flags.boolean({description: 'Print one line per request on stderr: time, method, path, status, duration in ms, client id.'}),
   }
 
   async run(): Promise<void> {
@@ -41,6 +63,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       const problem = destinationUrlProblem(forward)
       if (problem) throw new UsageError(`--forward-webhooks ${problem}, got "${forward}"`)
     }
+    const faults = flags.faults === undefined ? undefined : faultPlan(flags.faults, flags['fault-kinds'], flags['fault-seed'])
     const {startSandbox} = await import('../../sandbox/server.js')
     const sandbox = await startSandbox({
       host: flags.host,
@@ -49,6 +72,9 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       autoPayMs: flags['auto-pay'],
       seedDeposits: flags['seed-deposits'],
       forwardWebhooksTo: forward,
+      faults,
+      latencyMs: flags.latency,
+      log: flags.log ? (line) => process.stderr.write(`${line}\n`) : undefined,
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
       throw error
@@ -56,12 +82,16 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     const clients = sandbox.clients.map(({clientId, clientSecret, scopes}) => ({clientId, clientSecret, scopes}))
     const ctx = this.ctx
     if (this.jsonEnabled()) {
-      ctx.io.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients})}\n`)
+      ctx.io.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients, ...(faults ? {faults} : {})})}\n`)
     } else {
       ctx.out(`Sandbox listening on ${ctx.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
       if (flags['seed-deposits']) ctx.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
       if (flags['auto-pay']) ctx.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
       if (forward) ctx.out(`Every notification goes to ${forward} (the intended URL in X-Original-Url).`)
+      if (faults) {
+        ctx.out(`Failing ${faults.rate * 100}% of gateway requests (${faults.kinds.join(', ')}), seed ${faults.seed}: --fault-seed ${faults.seed} fails the same ones again.`)
+      }
+      if (flags.latency) ctx.out(`Every gateway answer comes ${flags.latency} ms late.`)
       ctx.out('Clients:')
       for (const client of clients) ctx.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
       ctx.out('Log in with:')
@@ -71,4 +101,18 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     await sandbox.close()
     if (!this.jsonEnabled()) ctx.note(`Sandbox stopped (${signal}).`)
   }
+}
+
+/** The plan of --faults, --fault-kinds and --fault-seed; exit 2 for a value out of bounds. */
+function faultPlan(rateText: string, kindsText = FAULT_KINDS.join(','), seed?: number): FaultPlan {
+  const rate = Number(rateText)
+  if (rateText.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    throw new UsageError(`--faults must be a share from 0 to 1, e.g. 0.3; got "${rateText}"`)
+  }
+  const kinds = kindsText.split(',').map((kind) => kind.trim())
+  const unknown = kinds.filter((kind) => !FAULT_KINDS.includes(kind as FaultKind))
+  if (unknown.length > 0 || kinds.length === 0) {
+    throw new UsageError(`--fault-kinds takes ${FAULT_KINDS.join(', ')}; got "${unknown.join(',') || kindsText}"`)
+  }
+  return {rate, kinds: kinds as FaultKind[], seed: seed ?? Math.floor(Math.random() * 2 ** 31)}
 }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {Idempotent} from '../../api/gateway.js'
 import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
@@ -17,7 +18,8 @@ export interface TxCreateOptions {
   qrPng?: string
 }
 
-export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string}
+/** The created charge, its idempotency key, and `replayed` when the gateway answered an earlier request's record. */
+export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string; replayed?: true}
 
 /** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
 export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
@@ -41,17 +43,51 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     )
     throw new UsageError(problems.join('\n'), {messages: problems})
   }
-  if (options.qrPng) await checkWritable(options.qrPng, '--qr-png')
+  if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = checked.value.idempotencyKey
+  // The profile and its base URL are checked before the key is shown: a refused setting sends nothing.
+  const api = await ctx.api()
   if (generatedKey && !ctx.globals.json) {
     ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
   }
 
-  const api = await ctx.api()
   const {withSpinner} = await import('../../output/spinner.js')
-  const created = await withSpinner(ctx.io, 'Creating the charge', () => api.createTransaction(checked.value))
-  const result = {...created, idempotencyKey}
-  if (options.qrPng) await writePng(options.qrPng, result, ctx)
+  const {journaled} = await import('../../journal/journaled.js')
+  const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
+  const request = checked.value
+  let sent: Idempotent<CreateTransactionResponse>
+  try {
+    sent = await withSpinner(ctx.io, 'Creating the charge', () =>
+      journaled(
+        ctx,
+        {
+          command: 'tx create',
+          idempotencyKey,
+          amount: request.amount,
+          externalCode: request.externalCode,
+          request: {method: 'POST', path: TRANSACTION_PATH, body: request},
+          lookup: TRANSACTION_LOOKUP,
+        },
+        () => api.postTransaction(request),
+        ({body, replayed}) => ({id: body.id, status: body.status, replayed}),
+      ),
+    )
+  } catch (error) {
+    throw await unsettled(error, idempotencyKey, ctx)
+  }
+  let created = sent.body
+  if (sent.replayed) {
+    // The gateway answered the first request's record: its status then, not now. Look it up.
+    ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
+    try {
+      const current = await api.getTransaction(created.id)
+      created = {...created, status: current.status}
+    } catch (error) {
+      ctx.note(`Warning: its current status could not be read (${(error as Error).message}); the status shown is from when it was created.`)
+    }
+  }
+  const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
+  if (options.qrPng !== undefined) await writePng(options.qrPng, result, ctx)
   if (ctx.globals.json) return result
 
   const {createdLines} = await import('../../render/transaction.js')
@@ -69,18 +105,60 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   return result
 }
 
-/** Refuses, before anything is sent, a path that cannot be written. */
+/**
+ * A create whose outcome is unknown (rate limited, a 5xx, a lost connection, after the retries):
+ * the error goes out with the idempotency key to reuse, in --json too.
+ */
+async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
+  const {GatewayError} = await import('../../api/errors.js')
+  if (!(error instanceof GatewayError) || !error.retryable) return error
+  const {ReportedError} = await import('../../cli/errors.js')
+  // The create itself was never sent (the token could not be had): nothing to be unsure of.
+  if (error.idempotencyKey === undefined) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
+  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
+  const hinted = new Type(error.message, {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    retryable: true,
+    retryAfterMs: error.retryAfterMs,
+    attempts: error.attempts,
+    idempotencyKey,
+    cause: error.cause,
+    hint: `The charge may or may not exist. Retry it safely with --idempotency-key ${idempotencyKey} and the same fields, or run \`${ctx.bin} journal retry\`.`,
+  })
+  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
+}
+
+/**
+ * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
+ * removed again when it did not exist), so a missing folder, a read-only file and a name the file
+ * system refuses are all caught while nothing has been charged.
+ */
 async function checkWritable(file: string, flag: string): Promise<void> {
-  const {access, stat, constants} = await import('node:fs/promises')
+  const {open, rm, stat} = await import('node:fs/promises')
   const {dirname, resolve} = await import('node:path')
+  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
   const path = resolve(file)
   const existing = await stat(path).catch(() => undefined)
   if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  const target = existing ? path : dirname(path)
   try {
-    await access(target, constants.W_OK)
-  } catch {
-    throw new UsageError(`${flag} ${file} cannot be written: ${existing ? 'the file is read-only' : `the folder ${dirname(path)} does not exist or is not writable`}`)
+    const handle = await open(path, 'a')
+    await handle.close()
+    if (!existing) await rm(path, {force: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? `the folder ${dirname(path)} does not exist or is not writable`
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? existing
+            ? 'the file is read-only'
+            : `the folder ${dirname(path)} does not exist or is not writable`
+          : code === 'ENAMETOOLONG'
+            ? 'the name is too long'
+            : (error as Error).message
+    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
   }
 }
 

@@ -2,7 +2,7 @@ import type {IncomingMessage} from 'node:http'
 
 import type {SandboxDomain} from '../domain/index.js'
 import type {SandboxState, TokenClaims} from '../state.js'
-import type {Reply} from './reply.js'
+import {HttpError, type Reply} from './reply.js'
 
 export interface RouteContext {
   req: IncomingMessage
@@ -43,6 +43,15 @@ export type Match = {route: Route; name: string; params: Record<string, string>}
 /** "METHOD /path/pattern": how statistics and faults name a route. */
 export const routeName = (route: Route) => `${route.method} ${route.path}`
 
+/** A path segment, decoded; 400 for broken percent-encoding. */
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    throw new HttpError(400, `the path segment "${part}" is not valid percent-encoding`)
+  }
+}
+
 export class Router {
   private readonly routes: Compiled[] = []
 
@@ -69,7 +78,7 @@ export class Router {
       }
       const params: Record<string, string> = {}
       names.forEach((key, index) => {
-        params[key] = decodeURIComponent(found[index + 1])
+        params[key] = decodePart(found[index + 1])
       })
       return {route, name, params}
     }

@@ -3,7 +3,7 @@ import type {IncomingMessage} from 'node:http'
 import type {CreateTransactionResponse, Transaction} from '../../api/types.js'
 import {formatIssue, type Issue} from '../../schemas/rules.js'
 import {checkCreateTransaction} from '../../schemas/transaction.js'
-import {UUID_PATTERN} from '../../schemas/enums.js'
+import {REPLAY_HEADER, UUID_PATTERN} from '../../schemas/enums.js'
 import {ACTIONS, type Action, type TransitionOptions} from '../domain/lifecycle.js'
 import {lookupView} from '../domain/views.js'
 import {readJson, readText} from '../http/body.js'
@@ -90,8 +90,8 @@ export function transactionRoutes(): Route[] {
         if (!checked.ok) {
           throw new HttpError(422, checked.issues.map((issue) => formatIssue(aliased ? aliasedIssue(issue) : issue)))
         }
-        const {data} = await domain.transactions.create(checked.value)
-        return json(201, createResponse(data))
+        const {data, replayed} = await domain.transactions.create(checked.value)
+        return json(201, createResponse(data), replayed ? {[REPLAY_HEADER]: 'true'} : undefined)
       },
     },
     {

@@ -1,7 +1,8 @@
 import {z} from 'zod'
 
 import {checkWith, formatIssue} from '../../schemas/rules.js'
-import {checkWithdraw, REPLAY_HEADER} from '../../schemas/withdraw.js'
+import {REPLAY_HEADER} from '../../schemas/enums.js'
+import {checkWithdraw} from '../../schemas/withdraw.js'
 import {withdrawalView, withdrawResponse} from '../domain/withdrawals.js'
 import {readJson, readText} from '../http/body.js'
 import {HttpError, json} from '../http/reply.js'
