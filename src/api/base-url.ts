@@ -1,4 +1,4 @@
-import {UsageError} from './errors.js'
+import {ConfigError} from './errors.js'
 
 /** The embedded sandbox's default address: where a fresh install points until `login --base-url`. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
@@ -18,17 +18,29 @@ export function checkBaseUrl(input: string, flag = '--base-url'): string {
   try {
     url = new URL(input)
   } catch {
-    throw new UsageError(`${flag} must be an absolute http(s) URL, got "${input}"`)
+    throw new ConfigError(`${flag} must be an absolute http(s) URL, got "${input}"`)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${flag} must use https, got "${url.protocol}"`)
+    throw new ConfigError(`${flag} must use https, got "${url.protocol}"`)
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(
+    throw new ConfigError(
       `${flag} must use https unless its host is loopback (127.0.0.1, ::1, localhost); refusing ${url.origin}`,
     )
   }
-  if (url.username || url.password) throw new UsageError(`${flag} must not carry credentials`)
-  if (url.search || url.hash) throw new UsageError(`${flag} must not carry a query or a fragment`)
+  if (url.username || url.password) throw new ConfigError(`${flag} must not carry credentials`)
+  if (url.search || url.hash) throw new ConfigError(`${flag} must not carry a query or a fragment`)
   return url.href.replace(/\/+$/, '')
+}
+
+/**
+ * Checks a path of an endpoint the reference does not place (the withdrawal's): absolute, without
+ * a query, a fragment or dot segments, so it joins the base URL one way only.
+ */
+export function checkEndpointPath(input: string, source: string): string {
+  const path = input.trim()
+  if (!/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/.test(path) || /(^|\/)\.\.?(\/|$)/.test(path)) {
+    throw new ConfigError(`${source} must be an absolute path such as /core/withdraw (no query, fragment or dot segments), got "${input}"`)
+  }
+  return path.replace(/\/+$/, '') || '/'
 }

@@ -1,7 +1,9 @@
-import type {Agent} from 'undici'
+import type {Agent, Dispatcher} from 'undici'
 
-import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf} from './errors.js'
+import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
+import {RetryPolicy, type RetryMode} from './retry.js'
+import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
 
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
@@ -16,6 +18,19 @@ export interface ClientOptions {
   /** Receives each HTTP exchange, secrets redacted, one line at a time. */
   trace?: (line: string) => void
   userAgent?: string
+  /** Retries after a failed attempt, for the requests that may be retried (default 3). */
+  retries?: number
+  /**
+   * The overall deadline of one request, retries and waits included, milliseconds. Default: two
+   * minutes, or twice the timeout when that is longer.
+   */
+  deadlineMs?: number
+  /** The first backoff ceiling (default 250 ms); it doubles with each retry, up to `maxDelayMs` (default 10 s). */
+  baseDelayMs?: number
+  maxDelayMs?: number
+  /** How the client waits between attempts (tests make it instant). */
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
 }
 
 export interface RequestOptions {
@@ -27,18 +42,43 @@ export interface RequestOptions {
   auth?: boolean
   /** How the request is named in errors, e.g. "transaction lookup". */
   context?: string
+  /** How long to wait for the answer of each attempt. */
   timeoutMs?: number
+  /** The overall deadline, retries included (see ClientOptions.deadlineMs). */
+  deadlineMs?: number
+  /**
+   * The request's idempotency key. It makes a POST safe to retry (the gateway answers the original
+   * record to a repeat), and a failure that leaves the outcome unknown names it, to be reused.
+   */
+  idempotencyKey?: string
+  /**
+   * When the request may be sent again (see RetryMode). Default: `safe` for GET and for a POST with
+   * an idempotency key; `before-send` for any other POST (again only when nothing left).
+   */
+  retry?: RetryMode
 }
 
 export interface ApiResponse<T> {
   status: number
   headers: Record<string, string | string[] | undefined>
   body: T
+  /** How many attempts it took. */
+  attempts: number
+}
+
+/** Whether an answer is the gateway's replay of an earlier request with the same idempotency key. */
+export function isReplay(headers: Record<string, string | string[] | undefined>): boolean {
+  const value = headers[REPLAY_HEADER]
+  return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
 }
 
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  ENETDOWN: 'network down',
+  EHOSTDOWN: 'host down',
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'host lookup failed',
   EHOSTUNREACH: 'host unreachable',
@@ -71,16 +111,21 @@ function describeNetworkError(error: unknown): string {
 export class GatewayClient {
   readonly baseUrl: string
   readonly timeoutMs: number
+  readonly retries: number
   private readonly tokens?: TokenStore
   private readonly trace?: (line: string) => void
   private readonly userAgent: string
+  private readonly options: ClientOptions
   private agent?: Agent
+  private retrying?: Dispatcher
   private readonly known = new Set<string>()
 
   constructor(options: ClientOptions) {
+    this.options = options
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     this.tokens = options.tokens
     this.timeoutMs = options.timeoutMs ?? 30_000
+    this.retries = Math.max(0, Math.trunc(options.retries ?? 3))
     this.trace = options.trace
     this.userAgent = options.userAgent ?? `gateway-cli node/${process.versions.node}`
   }
@@ -187,17 +232,31 @@ export class GatewayClient {
     }
   }
 
-  private async dispatcher(): Promise<Agent> {
-    if (!this.agent) {
-      const {Agent} = await import('undici')
+  /** The connection pool, and the same pool behind undici's retry interceptor. */
+  private async dispatchers(): Promise<{plain: Agent; retrying: Dispatcher}> {
+    if (!this.agent || !this.retrying) {
+      const {Agent, interceptors} = await import('undici')
       this.agent = new Agent({connections: 16, keepAliveTimeout: 4000, connect: {timeout: this.timeoutMs}})
+      // The policy comes with each request (retryOptions): which failures, how long to wait, when to stop.
+      this.retrying = this.agent.compose(interceptors.retry({throwOnError: false}))
     }
-    return this.agent
+    return {plain: this.agent, retrying: this.retrying}
+  }
+
+  /**
+   * The request's retry mode: GETs, and POSTs with an idempotency key, are safe to repeat; any other
+   * request only when its connection failed before anything was sent.
+   */
+  private retryMode(method: string, options: RequestOptions): RetryMode {
+    if (this.retries === 0) return 'never'
+    if (options.retry) return options.retry
+    if (method === 'GET' || method === 'HEAD') return 'safe'
+    return options.idempotencyKey ? 'safe' : 'before-send'
   }
 
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
     const {request} = await import('undici')
-    const dispatcher = await this.dispatcher()
+    const dispatchers = await this.dispatchers()
     const url = this.url(path, options.query)
     const context = options.context ?? `${method} ${url.pathname}`
     const headers: Record<string, string> = {
@@ -215,6 +274,20 @@ export class GatewayClient {
     }
     if (bearer) headers.authorization = `Bearer ${bearer}`
     const timeoutMs = options.timeoutMs ?? this.timeoutMs
+    const mode = this.retryMode(method, options)
+    const deadlineMs = options.deadlineMs ?? this.options.deadlineMs ?? (mode === 'never' ? timeoutMs : Math.max(120_000, 2 * timeoutMs))
+    const policy = new RetryPolicy({
+      mode,
+      retries: this.retries,
+      deadline: Date.now() + deadlineMs,
+      baseDelayMs: this.options.baseDelayMs ?? 250,
+      maxDelayMs: this.options.maxDelayMs ?? 10_000,
+      sleep: this.options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      random: this.options.random ?? Math.random,
+      now: Date.now,
+      trace: this.trace ? (line) => this.emit(line) : undefined,
+      describe: ({status, error}) => (status === undefined ? describeNetworkError(error) : String(status)),
+    })
     const started = performance.now()
     if (this.trace) {
       this.emit(`> ${method} ${url.href}`)
@@ -229,22 +302,31 @@ export class GatewayClient {
         method: method as 'GET',
         headers,
         body,
-        dispatcher,
+        dispatcher: mode === 'never' ? dispatchers.plain : dispatchers.retrying,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      })
+        // Each attempt has its timeout (above); the signal bounds them all, waits included.
+        signal: AbortSignal.timeout(deadlineMs),
+        ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry: policy.callback}}),
+      } as Parameters<typeof request>[1])
       status = response.statusCode
       responseHeaders = response.headers
       text = await response.body.text()
     } catch (error) {
       const reason = describeNetworkError(error)
       this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
-      throw new UnavailableError(`could not reach the gateway at ${url.origin} (${context}): ${reason}`, {cause: error})
+      throw this.finalError(
+        UnavailableError,
+        `could not reach the gateway at ${url.origin} (${context}): ${reason}`,
+        {cause: error, retryable: true},
+        policy,
+        options,
+      )
     }
     const contentType = String(responseHeaders['content-type'] ?? '')
     if (this.trace) {
-      this.emit(`< ${status} (${Math.round(performance.now() - started)} ms)`)
+      const attempt = policy.attempts > 1 ? `, attempt ${policy.attempts} of ${this.retries + 1}` : ''
+      this.emit(`< ${status} (${Math.round(performance.now() - started)} ms${attempt})`)
       for (const [name, value] of Object.entries(responseHeaders)) {
         this.emit(`< ${name}: ${redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value))}`)
       }
@@ -260,8 +342,32 @@ export class GatewayClient {
     } else if (!text) {
       parsed = undefined
     }
-    if (status < 200 || status >= 300) throw errorForStatus(status, parsed, context)
-    return {status, headers: responseHeaders, body: parsed as T}
+    if (status < 200 || status >= 300) {
+      const error = errorForStatus(status, parsed, context, responseHeaders)
+      throw this.finalError(error.constructor as ErrorClass, error.message, errorOptions(error), policy, options)
+    }
+    return {status, headers: responseHeaders, body: parsed as T, attempts: policy.attempts}
+  }
+
+  /**
+   * The error of a failed request, with how many attempts were made; when the outcome is unknown
+   * (or the gateway asked to come back later), it names the idempotency key that makes sending it
+   * again safe.
+   */
+  private finalError(
+    Type: ErrorClass,
+    message: string,
+    options: GatewayErrorOptions,
+    policy: RetryPolicy,
+    request: RequestOptions,
+  ): GatewayError {
+    let text = message
+    if (policy.stopped) text += ` (gave up ${policy.stopped})`
+    // The outcome is unknown (or the gateway asked to come back later): the key makes the next try safe.
+    if (request.idempotencyKey && options.retryable) {
+      text += `; idempotency key ${request.idempotencyKey}: send the request again with it to retry safely`
+    }
+    return new Type(text, {...options, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
   }
 
   private emit(line: string): void {
@@ -277,6 +383,20 @@ export class GatewayClient {
     const agent = this.agent
     this.agent = undefined
     await agent?.close()
+  }
+}
+
+type ErrorClass = new (message: string, options?: GatewayErrorOptions) => GatewayError
+
+function errorOptions(error: GatewayError): GatewayErrorOptions {
+  return {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    hint: error.hint,
+    retryable: error.retryable,
+    retryAfterMs: error.retryAfterMs,
+    cause: error.cause,
   }
 }
 

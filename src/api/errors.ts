@@ -1,21 +1,8 @@
 /**
- * Typed errors of the gateway client. Each carries the process exit code the CLI maps it to, so a
- * script using this module as a library can branch on the class or on `exitCode` alike.
+ * Typed errors of the gateway client, with HTTP meaning only: the status, the gateway's messages,
+ * the body, and whether a retry may help (and after how long). What a program does with them (an
+ * exit code, a wording for a person) is its own affair: the CLI maps them in one place.
  */
-
-export const ExitCode = {
-  Ok: 0,
-  Unexpected: 1,
-  Usage: 2,
-  Auth: 3,
-  NotFound: 4,
-  Rejected: 5,
-  RateLimited: 6,
-  Unavailable: 7,
-  WatchTimeout: 8,
-  WatchSettled: 9,
-} as const
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 export interface GatewayErrorOptions {
   /** HTTP status of the answer that caused the error, when there was one. */
@@ -27,15 +14,26 @@ export interface GatewayErrorOptions {
   cause?: unknown
   /** Extra lines for a person: what to do next. */
   hint?: string
+  /** Whether sending the same request again may succeed. */
+  retryable?: boolean
+  /** How long the gateway asked to wait before a retry (Retry-After), milliseconds. */
+  retryAfterMs?: number
+  /** How many attempts were made before giving up. */
+  attempts?: number
+  /** The idempotency key of the request, to send it again safely. */
+  idempotencyKey?: string
 }
 
 export class GatewayError extends Error {
-  readonly exitCode: ExitCode = ExitCode.Unexpected
   readonly code: string = 'UNEXPECTED'
   readonly status?: number
   readonly body?: unknown
   readonly messages: string[]
   readonly hint?: string
+  readonly retryable: boolean
+  readonly retryAfterMs?: number
+  readonly attempts?: number
+  readonly idempotencyKey?: string
 
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : {cause: options.cause})
@@ -44,30 +42,33 @@ export class GatewayError extends Error {
     this.body = options.body
     this.messages = options.messages ?? []
     this.hint = options.hint
+    this.retryable = options.retryable ?? false
+    this.retryAfterMs = options.retryAfterMs
+    this.attempts = options.attempts
+    this.idempotencyKey = options.idempotencyKey
   }
 
   toJSON(): Record<string, unknown> {
     return {
       code: this.code,
-      exitCode: this.exitCode,
       message: this.message,
       ...(this.status === undefined ? {} : {status: this.status}),
       ...(this.messages.length > 0 ? {messages: this.messages} : {}),
       ...(this.hint === undefined ? {} : {hint: this.hint}),
+      ...(this.attempts === undefined ? {} : {attempts: this.attempts}),
+      ...(this.idempotencyKey === undefined ? {} : {idempotencyKey: this.idempotencyKey}),
       ...(this.body === undefined ? {} : {body: this.body}),
     }
   }
 }
 
-/** Bad input: caught before anything was sent. */
-export class UsageError extends GatewayError {
-  override readonly exitCode = ExitCode.Usage
-  override readonly code = 'USAGE'
+/** A client setting that cannot be used as given (a base URL that is not https, say): nothing was sent. */
+export class ConfigError extends GatewayError {
+  override readonly code = 'CONFIG'
 }
 
 /** 401 and 403, a missing login, or credentials that cannot renew the token. */
 export class AuthError extends GatewayError {
-  override readonly exitCode = ExitCode.Auth
   override readonly code: string = 'AUTH'
 }
 
@@ -76,24 +77,20 @@ export class PermissionError extends AuthError {
 }
 
 export class NotFoundError extends GatewayError {
-  override readonly exitCode = ExitCode.NotFound
   override readonly code = 'NOT_FOUND'
 }
 
 /** The gateway understood the request and refused it (422, or 400 outside the token endpoint). */
 export class RejectedError extends GatewayError {
-  override readonly exitCode = ExitCode.Rejected
   override readonly code = 'REJECTED'
 }
 
 export class RateLimitError extends GatewayError {
-  override readonly exitCode = ExitCode.RateLimited
   override readonly code = 'RATE_LIMITED'
 }
 
 /** 5xx answers, timeouts, refused connections: the gateway could not be reached or failed. */
 export class UnavailableError extends GatewayError {
-  override readonly exitCode = ExitCode.Unavailable
   override readonly code = 'UNAVAILABLE'
 }
 
@@ -125,11 +122,34 @@ export function messagesOf(body: unknown): string[] {
   return []
 }
 
+/** Reads Retry-After: delay-seconds or an HTTP date, as milliseconds from now. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim()
+  if (!text) return undefined
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000)
+  const date = Date.parse(text)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/** The statuses after which the same request may well succeed. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504])
+
 /** Builds the typed error for a non-2xx answer. */
-export function errorForStatus(status: number, body: unknown, context: string): GatewayError {
+export function errorForStatus(
+  status: number,
+  body: unknown,
+  context: string,
+  headers: Record<string, string | string[] | undefined> = {},
+): GatewayError {
   const messages = messagesOf(body)
   const detail = messages.length > 0 ? `: ${messages.join('; ')}` : ''
-  const options = {status, body, messages}
+  const options: GatewayErrorOptions = {
+    status,
+    body,
+    messages,
+    retryable: RETRYABLE_STATUSES.has(status),
+    retryAfterMs: parseRetryAfter(headers['retry-after']),
+  }
   if (status === 401) return new AuthError(`${context} was refused: invalid credentials or token (401)${detail}`, options)
   if (status === 403) return new PermissionError(`${context} is not permitted for these credentials (403)${detail}`, options)
   if (status === 404) return new NotFoundError(`${context}: not found (404)${detail}`, options)
@@ -139,16 +159,4 @@ export function errorForStatus(status: number, body: unknown, context: string): 
   }
   if (status >= 500) return new UnavailableError(`${context}: the gateway failed (${status})${detail}`, options)
   return new GatewayError(`${context}: unexpected answer ${status}${detail}`, options)
-}
-
-/** A watch ran out of time before the record reached the awaited status. */
-export class WatchTimeoutError extends GatewayError {
-  override readonly exitCode = ExitCode.WatchTimeout
-  override readonly code = 'WATCH_TIMEOUT'
-}
-
-/** A watched record settled in a final status other than the awaited one. */
-export class WatchSettledError extends GatewayError {
-  override readonly exitCode = ExitCode.WatchSettled
-  override readonly code = 'WATCH_SETTLED'
 }

@@ -1,36 +1,67 @@
-import type {GatewayClient, QueryValue} from './client.js'
-import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction} from './types.js'
+import {isReplay, type GatewayClient, type QueryValue} from './client.js'
+import type {DepositQuery} from '../schemas/deposit.js'
+import type {CreateTransactionBody} from '../schemas/transaction.js'
+import type {ResendBody} from '../schemas/resend.js'
+import {REPLAY_HEADER} from '../schemas/enums.js'
+import type {WithdrawBody} from '../schemas/withdraw.js'
+import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction, WithdrawResponse} from './types.js'
 
-export interface DepositListQuery {
-  status?: string[]
-  depositOrigin?: string[]
-  startDate?: string
-  endDate?: string
-  minAmount?: number
-  maxAmount?: number
-  page?: number
-  perPage?: number
-  snapshot?: string
+/** The withdraw path when the profile and the environment name no other: the reference does not show it. */
+export const DEFAULT_WITHDRAW_PATH = '/core/withdraw'
+
+/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
+export interface Idempotent<T> {
+  body: T
+  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
+  replayed: boolean
 }
 
+function replayedOf(headers: Record<string, string | string[] | undefined>): boolean {
+  const value = headers[REPLAY_HEADER]
+  return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
+}
+
+/** Where transactions are created, and looked up (`{id}` for the id). */
+export const TRANSACTION_PATH = '/core/transaction'
+export const TRANSACTION_LOOKUP = '/core/transaction/{id}'
+
+/** The deposit list's query: the contract's type. */
+export type DepositListQuery = DepositQuery
+
 export type SandboxAction = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
+
+/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
+export interface Idempotent<T> {
+  body: T
+  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
+  replayed: boolean
+}
 
 /** The gateway's endpoints, typed. Every call goes through the client's single door. */
 export class GatewayApi {
   constructor(readonly client: GatewayClient) {}
 
   /** POST /core/transaction. The response's PIX data is read from pixResponse, else pix. */
-  async createTransaction(body: Record<string, unknown>): Promise<CreateTransactionResponse> {
-    const {body: answer} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', '/core/transaction', {
+  async createTransaction(body: CreateTransactionBody): Promise<CreateTransactionResponse> {
+    return (await this.postTransaction(body)).body
+  }
+
+  /**
+   * POST /core/transaction, retried under its idempotency key, saying whether the answer replays
+   * an earlier request (header Idempotent-Replayed), whose record may have moved on since.
+   */
+  async postTransaction(body: CreateTransactionBody): Promise<Idempotent<CreateTransactionResponse>> {
+    const {body: answer, headers} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', TRANSACTION_PATH, {
       json: body,
+      idempotencyKey: body.idempotencyKey,
       context: 'creating the transaction',
     })
     const {pix, ...rest} = answer
-    return rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}
+    return {body: rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}, replayed: isReplay(headers)}
   }
 
   async getTransaction(id: string, options: {timeoutMs?: number} = {}): Promise<Transaction> {
-    const {body} = await this.client.request<Transaction>('GET', `/core/transaction/${encodeURIComponent(id)}`, {
+    const {body} = await this.client.request<Transaction>('GET', TRANSACTION_LOOKUP.replace('{id}', encodeURIComponent(id)), {
       context: `looking up transaction ${id}`,
       timeoutMs: options.timeoutMs,
     })
@@ -44,6 +75,20 @@ export class GatewayApi {
       context: 'listing deposits',
     })
     return body
+  }
+
+  /** POST {withdraw path} (default /core/withdraw): a PIX withdrawal, and whether it was a replay. */
+  async withdraw(body: WithdrawBody, options: {path?: string} = {}): Promise<Idempotent<WithdrawResponse>> {
+    const {body: answer, headers} = await this.client.request<WithdrawResponse>('POST', options.path ?? DEFAULT_WITHDRAW_PATH, {
+      json: body,
+      context: 'the withdrawal',
+    })
+    return {body: answer, replayed: replayedOf(headers)}
+  }
+
+  /** POST /dispatcher/request/resend: accepted (201, no body) is all it says; delivery follows. */
+  async resend(body: ResendBody): Promise<void> {
+    await this.client.request<unknown>('POST', '/dispatcher/request/resend', {json: body, context: 'the resend request'})
   }
 
   /** Sandbox only: moves a transaction through its life (pay, refund, infraction, block, fail). */

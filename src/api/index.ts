@@ -4,6 +4,7 @@
 export * from './errors.js'
 export * from './base-url.js'
 export * from './client.js'
+export * from './retry.js'
 export * from './token.js'
 export * from './store.js'
 export * from './profile.js'

@@ -7,6 +7,10 @@ export interface SessionOptions {
   /** An explicit base URL (flag or GATEWAY_BASE_URL); else the profile's, else the sandbox default. */
   baseUrl?: string
   timeoutMs?: number
+  /** Retries of a request that may be repeated safely (default 3). */
+  retries?: number
+  /** How the client waits between attempts. */
+  sleep?: (ms: number) => Promise<void>
   trace?: (line: string) => void
   env?: NodeJS.ProcessEnv
   store?: ProfileStore
@@ -40,6 +44,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const client = new GatewayClient({
     baseUrl,
     timeoutMs: options.timeoutMs,
+    retries: options.retries,
+    sleep: options.sleep,
     trace: options.trace,
     tokens: store.tokenStore(options.profile, credentials),
   })

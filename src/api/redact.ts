@@ -25,7 +25,20 @@ export function redactHeader(name: string, value: string): string {
   return value
 }
 
-/** Redacts a request or answer body for a trace: JSON by key, forms by field, anything else as is. */
+/** In a trace, a value longer than this (a base64 QR image) shows its first bytes and its length. */
+const TRACE_VALUE_MAX = 120
+
+function shorten(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > TRACE_VALUE_MAX) return `${value.slice(0, 48)}… (${value.length} characters)`
+  if (Array.isArray(value)) return value.map(shorten)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shorten(inner)]))
+  return value
+}
+
+/**
+ * Redacts a request or answer body for a trace: JSON by key (long values shortened to their first
+ * bytes and length), forms by field, anything else as is.
+ */
 export function redactBody(text: string, contentType = ''): string {
   if (!text) return text
   if (contentType.includes('application/x-www-form-urlencoded')) {
@@ -34,7 +47,7 @@ export function redactBody(text: string, contentType = ''): string {
     return form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED)
   }
   try {
-    return JSON.stringify(redactJson(JSON.parse(text)))
+    return JSON.stringify(shorten(redactJson(JSON.parse(text))))
   } catch {
     return text
   }

@@ -84,6 +84,16 @@ export class ProfileStore {
     return withFileLock(join(this.dir, '.lock'), fn)
   }
 
+  /** Every profile that has settings, a secret or a token. */
+  async names(): Promise<string[]> {
+    const names = new Set([
+      ...Object.keys(this.read<ProfileSettings>('config')),
+      ...Object.keys(this.read<{clientSecret: string}>('credentials')),
+      ...Object.keys(this.read<StoredToken>('tokens')),
+    ])
+    return [...names].sort()
+  }
+
   async profile(name: string): Promise<ProfileSettings | undefined> {
     return own(this.read<ProfileSettings>('config'), name)
   }

@@ -1,122 +1,37 @@
-/** The gateway's resources, as the reference documents them. Readers stay tolerant: most fields are optional. */
+/**
+ * The gateway's resources as types, inferred from the one contract in src/schemas/records.ts (type
+ * imports only: nothing of zod is loaded for them).
+ */
+import type {z} from 'zod'
 
-export interface PixResponse {
-  uri: string
-  qrCodeBase64?: string
-  expirationDate: string
-}
+import type {
+  accountHolderSchema,
+  addressResponseSchema,
+  createTransactionResponseSchema,
+  customerResponseSchema,
+  depositPageSchema,
+  depositSchema,
+  documentValueSchema,
+  itemResponseSchema,
+  paymentReceiptSchema,
+  pixResponseSchema,
+  sellerResponseSchema,
+  statusHistoryEntrySchema,
+  transactionSchema,
+} from '../schemas/records.js'
 
-export interface StatusHistoryEntry {
-  status: string
-  date: string
-  durationInMilliseconds: number
-}
+export type PixResponse = z.infer<typeof pixResponseSchema>
+export type StatusHistoryEntry = z.infer<typeof statusHistoryEntrySchema>
+export type PaymentReceiptUrl = z.infer<typeof paymentReceiptSchema>
+export type AccountHolder = z.infer<typeof accountHolderSchema>
+export type DocumentValue = z.infer<typeof documentValueSchema>
+export type CustomerResponse = z.infer<typeof customerResponseSchema>
+export type SellerResponse = z.infer<typeof sellerResponseSchema>
+export type Address = z.infer<typeof addressResponseSchema>
+export type Item = z.infer<typeof itemResponseSchema>
+export type Transaction = z.infer<typeof transactionSchema>
+export type Deposit = z.infer<typeof depositSchema>
+export type DepositPage = z.infer<typeof depositPageSchema>
+export type CreateTransactionResponse = z.infer<typeof createTransactionResponseSchema>
 
-export interface PaymentReceiptUrl {
-  url: string
-  expirationDate: string
-}
-
-export interface AccountHolder {
-  type: 'PF' | 'PJ'
-  name: string
-  document: string
-  bankAccount: {type: string; digit: string; ispb: string}
-  pix: {key: string; type: string}
-}
-
-export interface DocumentValue {
-  value: string
-  type: string
-}
-
-export interface CustomerResponse {
-  ip?: string
-  name: string
-  email?: string
-  document: DocumentValue | string
-  landline?: string
-  mobilePhone?: string
-  birthdate?: string
-}
-
-export interface SellerResponse {
-  name: string
-  document: DocumentValue | string
-}
-
-export interface Address {
-  postalCode: string
-  complement?: string
-  number: string
-  street: string
-  neighborhood: string
-  city: string
-  state: string
-  country: string
-}
-
-export interface Item {
-  title: string
-  unitPrice: number
-  quantity: number
-  description?: string
-}
-
-export interface Transaction {
-  id: string
-  acquirerCode?: string
-  acquirer: string
-  amount: number
-  paymentMethod: 'PIX'
-  webhookUrl?: string
-  externalCode?: string
-  paymentReceipt?: PaymentReceiptUrl
-  refundReceipt?: PaymentReceiptUrl
-  customer?: CustomerResponse
-  seller?: SellerResponse
-  isInfoProduct: boolean
-  address?: Address
-  items?: Item[]
-  metadata?: Record<string, unknown>
-  createdAt: string
-  status: string
-  statusHistory: StatusHistoryEntry[]
-  updatedAt: string
-  amountPaid?: number
-  paymentDate?: string
-  infractionDate?: string
-  infractionAmount?: number
-  refundDate?: string
-  refundAmount?: number
-  pixResponse?: PixResponse
-  errorMessage?: string | null
-  errorMessageRefund?: string | null
-  endToEnd?: string
-  endToEndRefund?: string
-  payer?: AccountHolder
-  receiver?: AccountHolder
-  feeAmount?: number
-}
-
-export type Deposit = Omit<
-  Transaction,
-  'customer' | 'seller' | 'isInfoProduct' | 'address' | 'items' | 'metadata' | 'infractionDate' | 'infractionAmount'
-> & {depositOrigin: 'QRCODE' | 'PIX_KEY'}
-
-export interface DepositPage {
-  totalPages: number
-  currentPage: number
-  perPage: number
-  snapshot?: string
-  data: Deposit[]
-}
-
-export interface CreateTransactionResponse {
-  id: string
-  externalCode?: string
-  amount: number
-  type: 'TRANSACTION'
-  status: string
-  pixResponse?: PixResponse
-}
+export type {WithdrawResponse} from '../schemas/withdraw.js'

@@ -1,9 +1,67 @@
 import {Flags} from '@oclif/core'
 
-import {checkBaseUrl, DEFAULT_BASE_URL} from '../api/base-url.js'
-import {UsageError} from '../api/errors.js'
-import {BaseCommand} from '../base-command.js'
+import {checkBaseUrl, checkEndpointPath, DEFAULT_BASE_URL} from '../api/base-url.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
+import type {CommandContext} from '../cli/context.js'
+import {UsageError} from '../cli/errors.js'
 import {loginLines, loginView, type LoginView} from '../render/auth.js'
+
+export interface LoginOptions {
+  clientId?: string
+  secretFromStdin?: boolean
+  /** Where this gateway serves withdrawals, when not at /core/withdraw. */
+  withdrawPath?: string
+}
+
+/** `login`: exchanges the client credentials for a token and stores all three in the profile. */
+export async function login(options: LoginOptions, ctx: CommandContext): Promise<LoginView> {
+  const {profile} = ctx.globals
+  const store = await ctx.store()
+  const previous = await store.profile(profile)
+  const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? previous?.baseUrl ?? DEFAULT_BASE_URL)
+  const withdrawPath = options.withdrawPath === undefined ? undefined : checkEndpointPath(options.withdrawPath, '--withdraw-path')
+  const {prompt} = await import('../output/prompt.js')
+
+  let clientId = options.clientId ?? previous?.clientId
+  if (!clientId && ctx.io.prompt) clientId = await prompt(ctx.io, 'Client ID: ')
+  if (!clientId?.trim()) throw new UsageError('--client-id is required (or set GATEWAY_CLIENT_ID)')
+  if (/[\u0000-\u001f\u007f]/.test(clientId)) throw new UsageError('--client-id must not hold control characters or line breaks')
+
+  const clientSecret = await readSecret(options, ctx)
+  ctx.handled(clientSecret)
+
+  const {GatewayClient} = await import('../api/client.js')
+  const client = new GatewayClient({baseUrl, timeoutMs: ctx.globals.timeoutMs, trace: ctx.trace})
+  try {
+    const {withSpinner} = await import('../output/spinner.js')
+    const token = await withSpinner(ctx.io, `Logging in to ${baseUrl}`, () => client.fetchToken({clientId: clientId!, clientSecret}))
+    await store.saveLogin(profile, {baseUrl, clientId, ...(withdrawPath === undefined ? {} : {withdrawPath})}, clientSecret, token)
+    const view = loginView(profile, token)
+    if (!ctx.globals.json) {
+      ctx.out(`${ctx.paint('green', '✓')} Logged in to ${baseUrl} as ${clientId}`)
+      for (const line of loginLines(view, ctx.paint)) ctx.out(line)
+    }
+    return view
+  } finally {
+    await client.close()
+  }
+}
+
+async function readSecret(options: LoginOptions, ctx: CommandContext): Promise<string> {
+  if (options.secretFromStdin) {
+    const {readStdin} = await import('../output/prompt.js')
+    const secret = await readStdin(ctx.io)
+    if (!secret) throw new UsageError('--client-secret-stdin: stdin held no secret')
+    return secret
+  }
+  if (ctx.env.GATEWAY_CLIENT_SECRET) return ctx.env.GATEWAY_CLIENT_SECRET
+  if (ctx.io.prompt) {
+    const {prompt} = await import('../output/prompt.js')
+    const secret = await prompt(ctx.io, 'Client secret: ', {hidden: true})
+    if (secret) return secret
+  }
+  throw new UsageError('no client secret: pipe it with --client-secret-stdin, set GATEWAY_CLIENT_SECRET, or run in a terminal to be prompted')
+}
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Log in to the gateway with client credentials and cache the token.'
@@ -22,62 +80,16 @@ The secret never comes from a flag's value: it is read from a hidden prompt in a
   ]
 
   static override flags = {
+    json: jsonFlag('the login: profile, baseUrl, clientId, scopes and expiresAt (never the token)'),
     'client-id': Flags.string({description: 'Client id of the credentials.', env: 'GATEWAY_CLIENT_ID'}),
     'client-secret-stdin': Flags.boolean({description: 'Read the client secret from stdin.'}),
+    'withdraw-path': Flags.string({
+      description: 'Path of this gateway\'s withdrawal endpoint, when it is not /core/withdraw (GATEWAY_WITHDRAW_PATH overrides it).',
+      helpValue: '<path>',
+    }),
   }
 
   async run(): Promise<LoginView> {
-    const {flags} = this
-    const {ProfileStore} = await import('../api/store.js')
-    const store = new ProfileStore()
-    const previous = await store.profile(flags.profile)
-    const baseUrl = checkBaseUrl(flags['base-url'] ?? previous?.baseUrl ?? DEFAULT_BASE_URL)
-
-    let clientId = flags['client-id'] ?? previous?.clientId
-    if (!clientId && this.term.prompt) {
-      const {prompt} = await import('../render/prompt.js')
-      clientId = await prompt('Client ID: ')
-    }
-    if (!clientId) throw new UsageError('--client-id is required (or set GATEWAY_CLIENT_ID)')
-
-    const clientSecret = await this.readSecret()
-
-    const {GatewayClient} = await import('../api/client.js')
-    const client = new GatewayClient({
-      baseUrl,
-      timeoutMs: flags.timeout,
-      trace: flags.debug ? (line) => process.stderr.write(`${line}\n`) : undefined,
-    })
-    try {
-      const {withSpinner} = await import('../render/spinner.js')
-      const token = await withSpinner(this.term, `Logging in to ${baseUrl}`, () => client.fetchToken({clientId: clientId!, clientSecret}))
-      await store.saveLogin(flags.profile, {baseUrl, clientId}, clientSecret, token)
-      const view = loginView(flags.profile, token)
-      if (!this.jsonEnabled()) {
-        this.out(`${this.paint('green', '✓')} Logged in to ${baseUrl} as ${clientId}`)
-        for (const line of loginLines(view, this.paint)) this.out(line)
-      }
-      return view
-    } finally {
-      await client.close()
-    }
-  }
-
-  private async readSecret(): Promise<string> {
-    if (this.flags['client-secret-stdin']) {
-      const {readStdin} = await import('../input/stdin.js')
-      const secret = await readStdin()
-      if (!secret) throw new UsageError('--client-secret-stdin: stdin held no secret')
-      return secret
-    }
-    if (process.env.GATEWAY_CLIENT_SECRET) return process.env.GATEWAY_CLIENT_SECRET
-    if (this.term.prompt) {
-      const {prompt} = await import('../render/prompt.js')
-      const secret = await prompt('Client secret: ', {hidden: true})
-      if (secret) return secret
-    }
-    throw new UsageError(
-      'no client secret: pipe it with --client-secret-stdin, set GATEWAY_CLIENT_SECRET, or run in a terminal to be prompted',
-    )
+    return login({clientId: this.flags['client-id'], secretFromStdin: this.flags['client-secret-stdin'], withdrawPath: this.flags['withdraw-path']}, this.ctx)
   }
 }

@@ -1,4 +1,14 @@
-import {BaseCommand} from '../base-command.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
+import type {CommandContext} from '../cli/context.js'
+
+/** `logout`: forgets the profile's settings, secret and token; succeeds when there was nothing to forget. */
+export async function logout(ctx: CommandContext): Promise<{profile: string; loggedOut: boolean}> {
+  const {profile} = ctx.globals
+  const forgot = await (await ctx.store()).forget(profile)
+  if (!ctx.globals.json) ctx.out(forgot ? `Logged out of profile "${profile}".` : `Profile "${profile}" was not logged in.`)
+  if (ctx.env.GATEWAY_CLIENT_SECRET) ctx.note('Note: GATEWAY_CLIENT_SECRET is still set in this environment.')
+  return {profile, loggedOut: forgot}
+}
 
 export default class Logout extends BaseCommand<typeof Logout> {
   static override summary = 'Forget the profile\'s token and credentials.'
@@ -7,13 +17,12 @@ export default class Logout extends BaseCommand<typeof Logout> {
 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --profile prod']
 
-  async run(): Promise<{profile: string; loggedOut: boolean}> {
-    const {ProfileStore} = await import('../api/store.js')
-    const forgot = await new ProfileStore().forget(this.flags.profile)
-    if (!this.jsonEnabled()) {
-      this.out(forgot ? `Logged out of profile "${this.flags.profile}".` : `Profile "${this.flags.profile}" was not logged in.`)
-    }
-    if (process.env.GATEWAY_CLIENT_SECRET) this.note('Note: GATEWAY_CLIENT_SECRET is still set in this environment.')
-    return {profile: this.flags.profile, loggedOut: forgot}
+  static override flags = {
+    json: jsonFlag('the profile and whether anything was forgotten'),
+  }
+
+  async run(): Promise<{profile: string; loggedOut: boolean} | undefined> {
+    const result = await logout(this.ctx)
+    return this.ctx.globals.json ? result : undefined
   }
 }

@@ -1,59 +1,93 @@
 import type {DepositListQuery} from '../api/gateway.js'
-import {requireCents} from '../render/money.js'
-
-export interface DepositFlags {
-  status?: string[]
-  origin?: string[]
-  from?: string
-  to?: string
-  'min-amount'?: string
-  'max-amount'?: string
-  page?: number
-  'per-page'?: number
-  snapshot?: string
-}
-
-/** Query field → the flag that sets it, to name flags in messages. */
-export const DEPOSIT_FLAG_OF: Record<string, string> = {
-  status: '--status',
-  depositOrigin: '--origin',
-  startDate: '--from',
-  endDate: '--to',
-  minAmount: '--min-amount',
-  maxAmount: '--max-amount',
-  page: '--page',
-  perPage: '--per-page',
-  snapshot: '--snapshot',
-}
+import {UsageError} from '../cli/errors.js'
+import {startOfDay} from '../output/time.js'
+import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES} from '../schemas/enums.js'
+import {buildFromFlags, type FlagTable} from './fields.js'
+import {requireCents} from './money.js'
 
 const RELATIVE = /^(\d+)\s*(m|h|d|w)$/i
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
 const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}
+
+export interface DateContext {
+  now: number
+  /** The operator's IANA time zone (TZ), for a bare date. */
+  zone?: string
+}
 
 /**
  * Reads --from / --to: an ISO date-time is kept as written; a relative `24h`, `7d`, `30m` or `2w`
- * means that long before `now`, sent as an ISO date-time (the gateway takes only those).
+ * means that long before now; a bare date (2026-11-20) is the start of that day in the operator's
+ * time zone, or with `end` its last millisecond. What is sent is always an ISO date-time.
  */
-export function resolveDate(input: string, now: number = Date.now()): string {
-  const relative = RELATIVE.exec(input.trim())
-  if (!relative) return input.trim()
-  return new Date(now - Number(relative[1]) * UNIT_MS[relative[2].toLowerCase()]).toISOString()
+export function resolveDate(input: string, context: DateContext, end = false): string {
+  const text = input.trim()
+  const relative = RELATIVE.exec(text)
+  if (relative) return new Date(context.now - Number(relative[1]) * UNIT_MS[relative[2].toLowerCase()]).toISOString()
+  const day = DAY.exec(text)
+  if (day) {
+    const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])]
+    const start = startOfDay(year, month, date, context.zone)
+    const check = new Date(Date.UTC(year, month - 1, date))
+    if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return text
+    return new Date(end ? startOfDay(year, month, date + 1, context.zone) - 1 : start).toISOString()
+  }
+  return text
 }
 
-const amount = (value: string | undefined, flag: string) => (value === undefined ? undefined : requireCents(value, flag))
+function positiveInteger(text: string, flag: string): number {
+  if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`)
+  return Number(text)
+}
 
-/** Builds the deposit query from the flags; page and perPage default to 1 and 20 (decisions.md). */
-export function buildDepositQuery(flags: DepositFlags, now: number = Date.now()): DepositListQuery {
-  return {
-    status: flags.status?.length ? flags.status : undefined,
-    depositOrigin: flags.origin?.length ? flags.origin : undefined,
-    startDate: flags.from === undefined ? undefined : resolveDate(flags.from, now),
-    endDate: flags.to === undefined ? undefined : resolveDate(flags.to, now),
-    minAmount: amount(flags['min-amount'], '--min-amount'),
-    maxAmount: amount(flags['max-amount'], '--max-amount'),
-    page: flags.page ?? 1,
-    perPage: flags['per-page'] ?? 20,
-    snapshot: flags.snapshot,
-  }
+/** Upper case for enum flags, so `--status paid` is PAID. */
+const upper = (texts: string[]) => texts.map((text) => text.trim().toUpperCase())
+
+/** `deposits list` (and `deposits summary`): each filter flag and the query field it sets. */
+export function depositFilterFields(dates: DateContext): FlagTable {
+  return [
+    {
+      flag: 'status',
+      path: 'status',
+      description: `Deposit status, any case. Repeatable. One of ${DEPOSIT_STATUSES.join(', ')}.`,
+      multiple: true,
+      parseAll: upper,
+    },
+    {flag: 'origin', path: 'depositOrigin', description: `Deposit origin, any case. Repeatable. One of ${DEPOSIT_ORIGINS.join(', ')}.`, multiple: true, parseAll: upper},
+    {
+      flag: 'from',
+      path: 'startDate',
+      description: 'Created at or after: an ISO date-time, a date (the start of that day in your time zone), or 30m/24h/7d/2w ago.',
+      parse: (text) => resolveDate(text, dates),
+    },
+    {
+      flag: 'to',
+      path: 'endDate',
+      description: 'Created at or before: an ISO date-time, a date (the end of that day in your time zone), or 30m/24h/7d/2w ago.',
+      parse: (text) => resolveDate(text, dates, true),
+    },
+    {flag: 'min-amount', path: 'minAmount', description: 'Smallest amount, integer cents.', helpValue: '<cents>', parse: requireCents},
+    {flag: 'max-amount', path: 'maxAmount', description: 'Largest amount, integer cents.', helpValue: '<cents>', parse: requireCents},
+  ]
+}
+
+/** The paging flags of `deposits list`. */
+export const DEPOSIT_PAGE_FIELDS: FlagTable = [
+  {flag: 'page', path: 'page', description: 'Page to show (default 1).', helpValue: '<n>', parse: positiveInteger},
+  {flag: 'per-page', path: 'perPage', description: 'Deposits per page (default 20; the gateway allows up to 100).', helpValue: '<n>', parse: positiveInteger},
+  {flag: 'snapshot', path: 'snapshot', description: 'Snapshot of an earlier first page, to page through the same set.'},
+]
+
+export function depositFields(dates: DateContext): FlagTable {
+  return [...depositFilterFields(dates), ...DEPOSIT_PAGE_FIELDS]
+}
+
+/** Builds the deposit query from the flags; page and perPage default to 1 and 20. */
+export function buildDepositQuery(flags: Record<string, unknown>, dates: DateContext): {query: DepositListQuery; table: FlagTable; fromFlags: Set<string>} {
+  const table = depositFields(dates)
+  const {body, fromFlags} = buildFromFlags(table, flags)
+  const query = {page: 1, perPage: 20, ...body} as DepositListQuery
+  return {query, table, fromFlags}
 }
 
 /** Quotes a word for a POSIX shell when it needs it. */

@@ -1,61 +1,6 @@
-import {UsageError} from '../api/errors.js'
-import {requireCents} from '../render/money.js'
-
-/** The flags of `tx create`, as oclif parsed them. */
-export interface CreateFlags {
-  amount?: string
-  'external-code'?: string
-  'idempotency-key'?: string
-  'webhook-url'?: string
-  'expiration-seconds'?: string
-  'customer-name'?: string
-  'customer-document'?: string
-  'customer-email'?: string
-  'customer-mobile'?: string
-  'customer-landline'?: string
-  'customer-ip'?: string
-  'customer-birthdate'?: string
-  'seller-name'?: string
-  'seller-document'?: string
-  physical?: boolean
-  'address-postal-code'?: string
-  'address-number'?: string
-  'address-street'?: string
-  'address-neighborhood'?: string
-  'address-city'?: string
-  'address-state'?: string
-  'address-country'?: string
-  'address-complement'?: string
-  item?: string[]
-  metadata?: string[]
-}
-
-/** Body field path → the flag that sets it. */
-const FLAG_OF: Record<string, keyof CreateFlags> = {
-  amount: 'amount',
-  externalCode: 'external-code',
-  idempotencyKey: 'idempotency-key',
-  webhookUrl: 'webhook-url',
-  'pix.expirationSeconds': 'expiration-seconds',
-  'customer.name': 'customer-name',
-  'customer.document': 'customer-document',
-  'customer.email': 'customer-email',
-  'customer.mobilePhone': 'customer-mobile',
-  'customer.landline': 'customer-landline',
-  'customer.ip': 'customer-ip',
-  'customer.birthdate': 'customer-birthdate',
-  'seller.name': 'seller-name',
-  'seller.document': 'seller-document',
-  isInfoProduct: 'physical',
-  'address.postalCode': 'address-postal-code',
-  'address.number': 'address-number',
-  'address.street': 'address-street',
-  'address.neighborhood': 'address-neighborhood',
-  'address.city': 'address-city',
-  'address.state': 'address-state',
-  'address.country': 'address-country',
-  'address.complement': 'address-complement',
-}
+import {UsageError} from '../cli/errors.js'
+import {buildFromFlags, type Built, type FlagTable} from './fields.js'
+import {requireCents, requireInteger} from './money.js'
 
 const ITEM_KEYS = ['title', 'unitPrice', 'quantity', 'description'] as const
 
@@ -110,80 +55,94 @@ export function parseMetadata(pairs: string[]): Record<string, string> {
   return metadata
 }
 
-function integerFlag(value: string, flag: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`${flag} must be an integer, got "${value}"`)
-  return Number(value)
-}
+const CUSTOMER = 'CUSTOMER'
+const SELLER = 'SELLER'
+const ADDRESS = 'ADDRESS (with --physical)'
+const cents = (text: string, flag: string) => requireCents(text, flag)
+/** Letters of an alphanumeric CNPJ are upper case: accept lower case, send upper case. */
+const documentValue = (text: string) => text.trim().toUpperCase()
+/** A typographic apostrophe (D’Ávila) is sent as the plain one the gateway's name rule takes. */
+const nameValue = (text: string) => text.replace(/[\u2018\u2019\u02BC\u00B4`]/g, "'")
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return Boolean(value) && typeof value === 'object' && !Array.isArray(value)
-}
-
-/** Sets the defined values of `fields` on a copy of `base[key]`, creating it when needed. */
-function overlay(base: Record<string, unknown>, key: string, fields: Record<string, unknown>): void {
-  const defined = Object.entries(fields).filter(([, value]) => value !== undefined)
-  if (defined.length === 0) return
-  base[key] = {...(isObject(base[key]) ? base[key] : {}), ...Object.fromEntries(defined)}
-}
+/** `tx create`: every flag, the body field it sets, and how its text is read. */
+export const TX_CREATE_FIELDS: FlagTable = [
+  {flag: 'amount', path: 'amount', description: 'Amount in integer cents, 1 to 10000000 (1000 is R$ 10,00).', helpValue: '<cents>', parse: cents},
+  {flag: 'external-code', path: 'externalCode', description: 'Your reference for the charge, 8 to 255 characters.'},
+  {flag: 'idempotency-key', path: 'idempotencyKey', description: 'Key that makes a retry safe, 8 to 255 characters (default: a new UUID).'},
+  {flag: 'webhook-url', path: 'webhookUrl', description: 'HTTPS URL the gateway notifies of changes.'},
+  {
+    flag: 'expiration-seconds',
+    path: 'pix.expirationSeconds',
+    description: 'Lifetime of the QR code, 60 to 86400 seconds (gateway default 1800).',
+    helpValue: '<seconds>',
+    parse: requireInteger,
+  },
+  {flag: 'customer-name', path: 'customer.name', description: "Customer name: letters of any script, digits, spaces and . ' - (a typographic ’ is sent as ').", helpGroup: CUSTOMER, parse: nameValue},
+  {flag: 'customer-document', path: 'customer.document', description: 'Customer CPF or CNPJ (alphanumeric CNPJ included).', helpGroup: CUSTOMER, parse: documentValue},
+  {flag: 'customer-email', path: 'customer.email', description: 'Customer e-mail.', helpGroup: CUSTOMER},
+  {flag: 'customer-mobile', path: 'customer.mobilePhone', description: 'Customer mobile: DDD + 9 digits, e.g. (11) 98765-4321.', helpGroup: CUSTOMER},
+  {flag: 'customer-landline', path: 'customer.landline', description: 'Customer landline: DDD + 8 digits, e.g. (11) 3000-0000.', helpGroup: CUSTOMER},
+  {flag: 'customer-ip', path: 'customer.ip', description: 'Customer IPv4 or IPv6 address.', helpGroup: CUSTOMER},
+  {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate, YYYY-MM-DD.', helpGroup: CUSTOMER},
+  {flag: 'seller-name', path: 'seller.name', description: 'Seller name, as the customer name.', helpGroup: SELLER, parse: nameValue},
+  {flag: 'seller-document', path: 'seller.document', description: 'Seller CPF or CNPJ.', helpGroup: SELLER, parse: documentValue},
+  {
+    flag: 'physical',
+    path: 'isInfoProduct',
+    sets: false,
+    description: 'A physical product that needs delivery (isInfoProduct false); needs an address.',
+    helpGroup: ADDRESS,
+  },
+  {flag: 'address-postal-code', path: 'address.postalCode', description: 'CEP, e.g. 01310-100.', helpGroup: ADDRESS},
+  {flag: 'address-number', path: 'address.number', description: 'Street number, 1 to 10 digits.', helpGroup: ADDRESS},
+  {flag: 'address-street', path: 'address.street', description: 'Street, 2 to 200 characters.', helpGroup: ADDRESS},
+  {flag: 'address-neighborhood', path: 'address.neighborhood', description: 'Neighborhood, 2 to 100 characters.', helpGroup: ADDRESS},
+  {flag: 'address-city', path: 'address.city', description: 'City, 2 to 100 characters.', helpGroup: ADDRESS},
+  {flag: 'address-state', path: 'address.state', description: 'State name or abbreviation, 2 to 50 characters.', helpGroup: ADDRESS},
+  {flag: 'address-country', path: 'address.country', description: 'Country, 2 to 60 characters.', helpGroup: ADDRESS},
+  {flag: 'address-complement', path: 'address.complement', description: 'Complement, 2 to 150 characters.', helpGroup: ADDRESS},
+  {
+    flag: 'item',
+    path: 'items',
+    description: 'An item: title=TEXT,unitPrice=CENTS[,quantity=N][,description=TEXT]. Repeatable.',
+    multiple: true,
+    parseAll: (texts) => texts.map((text, index) => parseItem(text, index + 1)),
+    describe: (rest, message) => {
+      const [index, ...field] = rest.split('.')
+      return index ? `--item #${Number(index) + 1}${field.length > 0 ? ` ${field.join('.')}` : ''} ${message}` : `--item ${message}`
+    },
+  },
+  {
+    flag: 'metadata',
+    path: 'metadata',
+    description: 'Metadata as key=value. Repeatable.',
+    multiple: true,
+    parseAll: (texts, previous) => ({
+      ...(previous && typeof previous === 'object' && !Array.isArray(previous) ? previous : {}),
+      ...parseMetadata(texts),
+    }),
+    describe: (_rest, message) => `--metadata ${message}`,
+  },
+]
 
 /**
  * Builds the create body from an optional `--body` object and the flags, flags winning. The CLI
- * always sends paymentMethod PIX and a pix object, as the reference requires them for PIX.
+ * always sends paymentMethod PIX and a pix object, as the reference requires them for PIX; an
+ * explicit null in the file stays, to be refused like every other null.
  */
-export function buildCreateBody(flags: CreateFlags, base: Record<string, unknown> = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = {...base}
-  if (flags.amount !== undefined) {
-    body.amount = requireCents(flags.amount, '--amount')
+export function buildCreateBody(flags: Record<string, unknown>, base: Record<string, unknown> = {}): Built {
+  const built = buildFromFlags(TX_CREATE_FIELDS, flags, base)
+  const {body} = built
+  if (body.paymentMethod === undefined) body.paymentMethod = 'PIX'
+  if (body.pix === undefined) body.pix = {}
+  for (const party of ['customer', 'seller'] as const) {
+    const holder = body[party] as {document?: unknown; name?: unknown} | undefined
+    if (!holder || typeof holder !== 'object') continue
+    body[party] = {
+      ...holder,
+      ...(typeof holder.document === 'string' ? {document: documentValue(holder.document)} : {}),
+      ...(typeof holder.name === 'string' ? {name: nameValue(holder.name)} : {}),
+    }
   }
-  body.paymentMethod ??= 'PIX'
-  if (flags['external-code'] !== undefined) body.externalCode = flags['external-code']
-  if (flags['idempotency-key'] !== undefined) body.idempotencyKey = flags['idempotency-key']
-  if (flags['webhook-url'] !== undefined) body.webhookUrl = flags['webhook-url']
-  body.pix ??= {}
-  overlay(body, 'pix', {
-    expirationSeconds: flags['expiration-seconds'] === undefined ? undefined : integerFlag(flags['expiration-seconds'], '--expiration-seconds'),
-  })
-  overlay(body, 'customer', {
-    name: flags['customer-name'],
-    document: flags['customer-document'],
-    email: flags['customer-email'],
-    mobilePhone: flags['customer-mobile'],
-    landline: flags['customer-landline'],
-    ip: flags['customer-ip'],
-    birthdate: flags['customer-birthdate'],
-  })
-  overlay(body, 'seller', {name: flags['seller-name'], document: flags['seller-document']})
-  if (flags.physical) body.isInfoProduct = false
-  overlay(body, 'address', {
-    postalCode: flags['address-postal-code'],
-    number: flags['address-number'],
-    street: flags['address-street'],
-    neighborhood: flags['address-neighborhood'],
-    city: flags['address-city'],
-    state: flags['address-state'],
-    country: flags['address-country'],
-    complement: flags['address-complement'],
-  })
-  if (flags.item && flags.item.length > 0) body.items = flags.item.map((item, index) => parseItem(item, index + 1))
-  if (flags.metadata && flags.metadata.length > 0) {
-    body.metadata = {...(isObject(body.metadata) ? body.metadata : {}), ...parseMetadata(flags.metadata)}
-  }
-  return body
-}
-
-/**
- * Says what is wrong with a body field the way the operator wrote it: the flag that set it
- * (`--customer-document must be ...`), `--item #2 title` for items, or the field of the --body file.
- */
-export function describeIssue(issue: {path: string; message: string}, flags: CreateFlags): string {
-  const {path, message} = issue
-  if (path === 'address' && flags.physical) {
-    return '--physical needs an address: --address-postal-code, --address-number, --address-street, --address-neighborhood, --address-city, --address-state and --address-country'
-  }
-  const item = /^items\.(\d+)\.?(.*)$/.exec(path)
-  if (item && flags.item && flags.item.length > 0) return `--item #${Number(item[1]) + 1}${item[2] ? ` ${item[2]}` : ''} ${message}`
-  if (path.startsWith('metadata') && flags.metadata && flags.metadata.length > 0) return `--metadata ${message}`
-  const flag = FLAG_OF[path]
-  if (flag && (flags[flag] !== undefined || path === 'amount' || path === 'idempotencyKey')) return `--${flag} ${message}`
-  return `body field ${path} ${message}`
+  return built
 }

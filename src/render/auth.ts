@@ -1,6 +1,6 @@
 import type {StoredToken} from '../api/token.js'
-import {formatDuration} from './duration.js'
-import type {painter} from './output.js'
+import {formatDuration} from '../input/duration.js'
+import type {Paint} from '../cli/terminal.js'
 
 export interface LoginView {
   profile: string
@@ -23,7 +23,7 @@ export function loginView(profile: string, token: StoredToken, valid?: boolean):
 }
 
 /** The lines a person reads about a login. Never the token. */
-export function loginLines(view: LoginView, paint: ReturnType<typeof painter>, now = Date.now()): string[] {
+export function loginLines(view: LoginView, paint: Paint, now = Date.now()): string[] {
   const left = Date.parse(view.expiresAt) - now
   const expiry = left > 0 ? `${view.expiresAt} (in ${formatDuration(left)})` : `${view.expiresAt} (expired)`
   const lines = [

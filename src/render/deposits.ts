@@ -1,14 +1,14 @@
-import type {Writable} from 'node:stream'
-
 import type {Deposit} from '../api/types.js'
+import type {CsvColumn} from '../output/csv.js'
+import type {Column} from '../output/table.js'
+import {localTime} from '../output/time.js'
 import {brl} from './money.js'
-import type {Column} from './table.js'
 
-/** The page table: every column on a wide terminal; the lower ones go first on a narrow one. */
-export function depositColumns(): Column<Deposit>[] {
+/** The page table: every column on a wide terminal; the lower ones go first on a narrow one. The id is never cut. */
+export function depositColumns(zone?: string): Column<Deposit>[] {
   return [
-    {header: 'ID', value: (row) => row.id},
-    {header: 'Created', value: (row) => (row.createdAt ?? '').replace('T', ' ').slice(0, 16)},
+    {header: 'ID', value: (row) => row.id, whole: true},
+    {header: 'Created', value: (row) => localTime(row.createdAt, zone, {seconds: false})},
     {header: 'Status', value: (row) => row.status},
     {header: 'Origin', value: (row) => row.depositOrigin ?? '', priority: 3},
     {header: 'Amount', value: (row) => brl(row.amount), align: 'right'},
@@ -19,7 +19,7 @@ export function depositColumns(): Column<Deposit>[] {
 }
 
 /** The CSV export's columns, fixed whatever the records hold. Amounts stay in cents. */
-export const CSV_COLUMNS: Array<[string, (row: Deposit) => unknown]> = [
+export const DEPOSIT_CSV: readonly CsvColumn<Deposit>[] = [
   ['id', (row) => row.id],
   ['createdAt', (row) => row.createdAt],
   ['updatedAt', (row) => row.updatedAt],
@@ -38,70 +38,3 @@ export const CSV_COLUMNS: Array<[string, (row: Deposit) => unknown]> = [
   ['refundDate', (row) => row.refundDate],
   ['endToEndRefund', (row) => row.endToEndRefund],
 ]
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-export function csvField(value: unknown): string {
-  if (value === undefined || value === null) return ''
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
-
-export function csvRow(values: unknown[]): string {
-  return `${values.map(csvField).join(',')}\r\n`
-}
-
-export type ExportFormat = 'ndjson' | 'csv' | 'json'
-
-/**
- * Writes records as they arrive, in NDJSON, CSV or one JSON array, honouring the stream's
- * back-pressure so memory stays flat however many pages there are.
- */
-export class RecordWriter {
-  private count = 0
-
-  constructor(
-    private readonly out: Writable,
-    private readonly format: ExportFormat,
-  ) {}
-
-  get written(): number {
-    return this.count
-  }
-
-  private async write(text: string): Promise<void> {
-    if (this.out.write(text)) return
-    await new Promise<void>((resolve, reject) => {
-      const onDrain = () => {
-        this.out.off('error', onError)
-        resolve()
-      }
-      const onError = (error: Error) => {
-        this.out.off('drain', onDrain)
-        reject(error)
-      }
-      this.out.once('drain', onDrain)
-      this.out.once('error', onError)
-    })
-  }
-
-  async begin(): Promise<void> {
-    if (this.format === 'csv') await this.write(csvRow(CSV_COLUMNS.map(([name]) => name)))
-    if (this.format === 'json') await this.write('[')
-  }
-
-  async records(rows: Deposit[]): Promise<void> {
-    if (rows.length === 0) return
-    let chunk = ''
-    for (const row of rows) {
-      if (this.format === 'csv') chunk += csvRow(CSV_COLUMNS.map(([, value]) => value(row)))
-      else if (this.format === 'ndjson') chunk += `${JSON.stringify(row)}\n`
-      else chunk += `${this.count === 0 ? '\n' : ',\n'}${JSON.stringify(row)}`
-      this.count += 1
-    }
-    await this.write(chunk)
-  }
-
-  async end(): Promise<void> {
-    if (this.format === 'json') await this.write(this.count === 0 ? ']\n' : '\n]\n')
-  }
-}

@@ -1,33 +1,7 @@
 import {formatCurrency} from '@brazilian-utils/brazilian-utils/format-currency'
 
-import {UsageError} from '../api/errors.js'
-
 /** Integer cents as BRL for people: 123456 becomes "R$ 1.234,56". JSON keeps cents. */
 export function brl(cents: number | undefined | null): string {
   if (cents === undefined || cents === null || !Number.isFinite(cents)) return '-'
   return formatCurrency(cents / 100, {symbol: true})
-}
-
-export type CentsParse = {ok: true; cents: number} | {ok: false; message: string}
-
-/**
- * Reads an amount flag as integer cents. A decimal is refused with the cents value it most likely
- * meant ("10.00 is --amount 1000"), since the gateway takes cents everywhere.
- */
-export function parseCents(input: string, flag: string): CentsParse {
-  const value = input.trim()
-  if (/^\d+$/.test(value)) return {ok: true, cents: Number(value)}
-  const decimal = /^(\d+)[.,](\d{1,2})$/.exec(value)
-  if (decimal) {
-    const cents = Number(decimal[1]) * 100 + Number(decimal[2].padEnd(2, '0'))
-    return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} is ${flag} ${cents}`}
-  }
-  return {ok: false, message: `${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`}
-}
-
-/** An amount flag as integer cents, or the usage error (exit 2) that says why it is not one. */
-export function requireCents(input: string, flag: string): number {
-  const parsed = parseCents(input, flag)
-  if (!parsed.ok) throw new UsageError(parsed.message)
-  return parsed.cents
 }

@@ -1,9 +1,9 @@
 import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transaction} from '../api/types.js'
-import {formatDuration} from './duration.js'
+import {formatDuration} from '../input/duration.js'
+import {localTime} from '../output/time.js'
 import {brl} from './money.js'
-import type {Style} from './output.js'
+import type {Paint, Style} from '../cli/terminal.js'
 
-type Paint = (style: Style, text: string) => string
 
 const STATUS_STYLE: Record<string, Style> = {
   PAID: 'green',
@@ -20,12 +20,9 @@ export function statusText(status: string, paint: Paint): string {
   return style ? paint(style, status) : status
 }
 
-/** "2026-11-21 14:03:07 UTC" */
-export function when(iso: string | undefined): string {
-  if (!iso) return '-'
-  const ms = Date.parse(iso)
-  if (Number.isNaN(ms)) return iso
-  return `${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`
+/** "2026-11-21 11:03:07 UTC-3": in the operator's time zone (TZ), with the zone. */
+export function when(iso: string | undefined, zone?: string): string {
+  return localTime(iso, zone)
 }
 
 function relative(iso: string, now: number): string {
@@ -34,7 +31,8 @@ function relative(iso: string, now: number): string {
   return left >= 0 ? ` (in ${formatDuration(left)})` : ` (${formatDuration(-left)} ago)`
 }
 
-function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
+/** "Label: value" lines, the values aligned; pairs without a value are left out. */
+export function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
   const present = pairs.filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')
   const width = Math.max(0, ...present.map(([label]) => label.length)) + 1
   return present.map(([label, value]) => `${indent}${`${label}:`.padEnd(width + 1)}${value}`)
@@ -50,19 +48,19 @@ function holderText(holder: AccountHolder): string {
 }
 
 /** The summary of a created charge: everything but the QR drawing and the copy-and-paste code. */
-export function createdLines(created: CreateTransactionResponse, paint: Paint, now = Date.now()): string[] {
+export function createdLines(created: CreateTransactionResponse, paint: Paint, now = Date.now(), zone?: string): string[] {
   const expiry = created.pixResponse?.expirationDate
   return rows([
     ['ID', created.id],
     ['Status', statusText(created.status, paint)],
     ['Amount', brl(created.amount)],
     ['External code', created.externalCode],
-    ['Expires', expiry ? `${when(expiry)}${relative(expiry, now)}` : undefined],
+    ['Expires', expiry ? `${when(expiry, zone)}${relative(expiry, now)}` : undefined],
   ])
 }
 
 /** The human view of a transaction: amounts, timeline, parties, items, and what happened to it. */
-export function transactionLines(tx: Transaction, paint: Paint): string[] {
+export function transactionLines(tx: Transaction, paint: Paint, zone?: string): string[] {
   const lines: string[] = [
     `${paint('bold', `Transaction ${tx.id}`)}  ${statusText(tx.status, paint)}`,
     ...rows([
@@ -74,9 +72,9 @@ export function transactionLines(tx: Transaction, paint: Paint): string[] {
       ['External code', tx.externalCode],
       ['Acquirer', tx.acquirer ? `${tx.acquirer}${tx.acquirerCode ? ` (${tx.acquirerCode})` : ''}` : undefined],
       ['Webhook', tx.webhookUrl],
-      ['Created', when(tx.createdAt)],
-      ['Updated', when(tx.updatedAt)],
-      ['QR expires', tx.pixResponse?.expirationDate ? when(tx.pixResponse.expirationDate) : undefined],
+      ['Created', when(tx.createdAt, zone)],
+      ['Updated', when(tx.updatedAt, zone)],
+      ['QR expires', tx.pixResponse?.expirationDate ? when(tx.pixResponse.expirationDate, zone) : undefined],
     ]),
   ]
 
@@ -87,7 +85,7 @@ export function transactionLines(tx: Transaction, paint: Paint): string[] {
       const current = index === tx.statusHistory.length - 1
       const duration = formatDuration(entry.durationInMilliseconds ?? 0)
       const marker = current ? '●' : '○'
-      lines.push(`  ${marker} ${when(entry.date)}  ${statusText(entry.status.padEnd(width), paint)}  ${current ? `${duration} so far` : duration}`)
+      lines.push(`  ${marker} ${when(entry.date, zone)}  ${statusText(entry.status.padEnd(width), paint)}  ${current ? `${duration} so far` : duration}`)
     })
   }
 
@@ -128,7 +126,7 @@ export function transactionLines(tx: Transaction, paint: Paint): string[] {
     lines.push('', paint('bold', 'Payment'))
     lines.push(
       ...rows([
-        ['Paid at', tx.paymentDate ? when(tx.paymentDate) : undefined],
+        ['Paid at', tx.paymentDate ? when(tx.paymentDate, zone) : undefined],
         ['End-to-end', tx.endToEnd],
         ['Payer', tx.payer ? holderText(tx.payer) : undefined],
         ['Receiver', tx.receiver ? holderText(tx.receiver) : undefined],
@@ -141,7 +139,7 @@ export function transactionLines(tx: Transaction, paint: Paint): string[] {
     lines.push(
       ...rows([
         ['Amount', tx.refundAmount === undefined ? undefined : brl(tx.refundAmount)],
-        ['Refunded at', tx.refundDate ? when(tx.refundDate) : undefined],
+        ['Refunded at', tx.refundDate ? when(tx.refundDate, zone) : undefined],
         ['End-to-end', tx.endToEndRefund],
         ['Receipt', tx.refundReceipt?.url],
         ['Error', tx.errorMessageRefund ?? undefined],
@@ -153,7 +151,7 @@ export function transactionLines(tx: Transaction, paint: Paint): string[] {
     lines.push(
       ...rows([
         ['Amount', tx.infractionAmount === undefined ? undefined : brl(tx.infractionAmount)],
-        ['Opened at', tx.infractionDate ? when(tx.infractionDate) : undefined],
+        ['Opened at', tx.infractionDate ? when(tx.infractionDate, zone) : undefined],
       ]),
     )
   }

@@ -29,7 +29,7 @@ export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof Depo
 
 /**
  * Checks a deposit-list query. The client checks page and perPage only for being positive
- * integers, leaving the bounds to the gateway; the gateway side also holds perPage to 1..100.
+ * integers; the gateway side also holds perPage to 1..100.
  */
 export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
   const result = checkWith(depositQuerySchema, query)

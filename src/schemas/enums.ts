@@ -22,6 +22,37 @@ export type DepositStatus = (typeof DEPOSIT_STATUSES)[number]
 /** Statuses a record never leaves (for `tx get --watch`). PAID is not one: a payment can be refunded. */
 export const FINAL_STATUSES = ['FAILED', 'REFUNDED', 'INFRACTION', 'BLOCKED'] as const
 
+/**
+ * Where a transaction can go next from each status: the life cycle the sandbox emulates (a QR code
+ * is paid or fails; a payment is refunded, disputed or blocked). A watch uses it to stop as soon
+ * as the awaited status can no longer be reached.
+ */
+export const NEXT_STATUSES: Record<TransactionStatus, readonly TransactionStatus[]> = {
+  PENDING: ['PIX_QRCODE_GENERATED', 'PAID', 'FAILED'],
+  PIX_QRCODE_GENERATED: ['PAID', 'FAILED'],
+  PAID: ['PROCESSING_REFUND', 'PROCESSING_INFRACTION', 'BLOCKED'],
+  PROCESSING_REFUND: ['REFUNDED'],
+  PROCESSING_INFRACTION: ['INFRACTION'],
+  REFUNDED: [],
+  INFRACTION: [],
+  FAILED: [],
+  BLOCKED: [],
+}
+
+/** Whether a record in `from` can still come to be in `to` (itself included). */
+export function canReach(from: string, to: string): boolean {
+  const seen = new Set<string>()
+  const queue = [from]
+  while (queue.length > 0) {
+    const status = queue.shift()!
+    if (status === to) return true
+    if (seen.has(status)) continue
+    seen.add(status)
+    queue.push(...(NEXT_STATUSES[status as TransactionStatus] ?? []))
+  }
+  return false
+}
+
 export const DEPOSIT_ORIGINS = ['QRCODE', 'PIX_KEY'] as const
 export type DepositOrigin = (typeof DEPOSIT_ORIGINS)[number]
 

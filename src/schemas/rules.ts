@@ -12,9 +12,9 @@ import {isLoopbackHost} from '../api/base-url.js'
 import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
 
 /**
- * The field rules of the reference and of the project's decisions as zod schemas, each with a
- * message a person can act on. The CLI checks flags with them before sending; the sandbox
- * answers 422 with them.
+ * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
+ * CNPJ, phone and name formats, https webhooks), as zod schemas, each with a message a person
+ * can act on. The CLI checks flags with them before sending; the sandbox answers 422 with them.
  */
 
 const {min: AMOUNT_MIN, max: AMOUNT_MAX} = LIMITS.amount

@@ -37,7 +37,7 @@ describe('GatewayClient as a library', () => {
     try {
       const error = await new GatewayApi(client).getTransaction('00000000-0000-4000-8000-000000000000').catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(NotFoundError)
-      expect(error).toMatchObject({status: 404, exitCode: 4, messages: ['no transaction with id 00000000-0000-4000-8000-000000000000']})
+      expect(error).toMatchObject({status: 404, code: 'NOT_FOUND', retryable: false, messages: ['no transaction with id 00000000-0000-4000-8000-000000000000']})
       await expect(make('wrong').accessToken()).rejects.toBeInstanceOf(AuthError)
     } finally {
       await client.close()

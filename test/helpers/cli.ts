@@ -4,6 +4,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {assertNoSecretShown} from './secrets.js'
+
 export const BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 export interface CliResult {
@@ -44,7 +46,15 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)
-      resolve({code, stdout, stderr})
+      const result = {code, stdout, stderr}
+      const env = cleanEnv(options.env)
+      try {
+        assertNoSecretShown(args, {env, input: options.input, configDir: env.GATEWAY_CONFIG_DIR}, result)
+      } catch (error) {
+        reject(error)
+        return
+      }
+      resolve(result)
     })
     child.stdin.end(options.input ?? '')
   })

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {UsageError} from '../../src/api/errors.js'
-import {buildCreateBody, describeIssue, parseItem, parseMetadata} from '../../src/input/transaction.js'
+import {UsageError} from '../../src/cli/errors.js'
+import {nameIssue} from '../../src/input/fields.js'
+import {buildCreateBody, parseItem, parseMetadata, TX_CREATE_FIELDS} from '../../src/input/transaction.js'
 
 describe('parseItem', () => {
   it('reads key=value pairs, keeping commas inside a description', () => {
@@ -36,7 +37,7 @@ describe('parseMetadata', () => {
 
 describe('buildCreateBody', () => {
   it('lets flags override the --body file, merging nested objects', () => {
-    const body = buildCreateBody(
+    const {body} = buildCreateBody(
       {amount: '1500', 'customer-email': 'new@example.com', metadata: ['b=2']},
       {amount: 99, customer: {name: 'Ana', document: '52998224725', email: 'old@example.com'}, metadata: {a: '1'}},
     )
@@ -50,7 +51,7 @@ describe('buildCreateBody', () => {
   })
 
   it('maps --physical, the address and --expiration-seconds', () => {
-    const body = buildCreateBody({amount: '100', physical: true, 'address-city': 'Recife', 'expiration-seconds': '600'})
+    const {body} = buildCreateBody({amount: '100', physical: true, 'address-city': 'Recife', 'expiration-seconds': '600'})
     expect(body).toMatchObject({isInfoProduct: false, address: {city: 'Recife'}, pix: {expirationSeconds: 600}})
   })
 
@@ -59,11 +60,27 @@ describe('buildCreateBody', () => {
   })
 })
 
-describe('describeIssue', () => {
-  it('names the flag that set a field, or the --body field', () => {
-    expect(describeIssue({path: 'customer.document', message: 'is bad'}, {'customer-document': 'x'})).toBe('--customer-document is bad')
-    expect(describeIssue({path: 'customer.document', message: 'is bad'}, {})).toBe('body field customer.document is bad')
-    expect(describeIssue({path: 'items.1.title', message: 'is bad'}, {item: ['a', 'b']})).toBe('--item #2 title is bad')
-    expect(describeIssue({path: 'amount', message: 'is required'}, {})).toBe('--amount is required')
+describe('nameIssue', () => {
+  const named = (path: string, flags: Record<string, unknown>, base: Record<string, unknown> = {}) =>
+    nameIssue(TX_CREATE_FIELDS, {path, message: 'is bad'}, buildCreateBody(flags, base))
+
+  it('names the flag that set a field, the --body path when the file set it, and the flag that would set a missing one', () => {
+    expect(named('customer.document', {'customer-document': 'x'})).toBe('--customer-document is bad')
+    expect(named('customer.document', {}, {customer: {document: 'x'}})).toBe('--body field customer.document is bad')
+    expect(named('amount', {}, {amount: 'x'})).toBe('--body field amount is bad')
+    expect(named('items.1.title', {item: ['title=a,unitPrice=1', 'title=b,unitPrice=1']})).toBe('--item #2 title is bad')
+    expect(named('amount', {})).toBe('--amount is bad')
+    expect(named('customer.name', {'customer-document': 'x'})).toBe('--customer-name is bad')
+  })
+
+  it('sends an alphanumeric CNPJ in upper case, from a flag or from the file', () => {
+    expect(buildCreateBody({'seller-document': '12abc34501de35'}).body.seller).toEqual({document: '12ABC34501DE35'})
+    expect(buildCreateBody({}, {customer: {name: 'A', document: '12abc34501de35'}}).body.customer).toEqual({name: 'A', document: '12ABC34501DE35'})
+  })
+
+  it('keeps an explicit null from the file, to be refused, rather than replacing it with a default', () => {
+    const {body} = buildCreateBody({}, {paymentMethod: null, pix: null})
+    expect(body.paymentMethod).toBeNull()
+    expect(body.pix).toBeNull()
   })
 })

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {brl, parseCents} from '../../src/render/money.js'
+import {parseCents} from '../../src/input/money.js'
+import {brl} from '../../src/render/money.js'
 
 describe('money', () => {
   it('shows cents as BRL', () => {

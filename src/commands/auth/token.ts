@@ -1,4 +1,15 @@
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
+import type {CommandContext} from '../../cli/context.js'
+
+export type TokenView = {accessToken: string; expiresAt: string; scopes: string[]}
+
+/** `auth token`: a valid access token on stdout, renewed first when it is close to expiry. */
+export async function authToken(ctx: CommandContext): Promise<TokenView> {
+  const session = await ctx.session()
+  const token = await session.client.accessToken()
+  if (!ctx.globals.json) ctx.out(token.accessToken)
+  return {accessToken: token.accessToken, expiresAt: new Date(token.expiresAt).toISOString(), scopes: token.scopes}
+}
 
 export default class AuthToken extends BaseCommand<typeof AuthToken> {
   static override summary = 'Print a valid access token, renewing it if needed.'
@@ -10,10 +21,12 @@ export default class AuthToken extends BaseCommand<typeof AuthToken> {
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
-  async run(): Promise<{accessToken: string; expiresAt: string; scopes: string[]}> {
-    const session = await this.openSession()
-    const token = await session.client.accessToken()
-    if (!this.jsonEnabled()) this.out(token.accessToken)
-    return {accessToken: token.accessToken, expiresAt: new Date(token.expiresAt).toISOString(), scopes: token.scopes}
+  static override flags = {
+    json: jsonFlag('accessToken, expiresAt and scopes'),
+  }
+
+  async run(): Promise<TokenView | undefined> {
+    const view = await authToken(this.ctx)
+    return this.ctx.globals.json ? view : undefined
   }
 }

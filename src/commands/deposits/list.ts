@@ -1,20 +1,137 @@
 import {Flags} from '@oclif/core'
 
-import {RejectedError, UsageError} from '../../api/errors.js'
+import {RejectedError} from '../../api/errors.js'
 import type {DepositListQuery, GatewayApi} from '../../api/gateway.js'
 import type {DepositPage} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
-import {buildDepositQuery, DEPOSIT_FLAG_OF, pageCommand} from '../../input/deposits.js'
-import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES} from '../../schemas/enums.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
+import type {CommandContext} from '../../cli/context.js'
+import {UsageError} from '../../cli/errors.js'
+import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
+import {flagsOf, refuse} from '../../input/fields.js'
+import {OUTPUT_FORMATS, outputFormat, type OutputFormat} from '../../output/printer.js'
+
+export interface DepositsListOptions {
+  /** The filter and paging flags of depositFields, as parsed. */
+  fields: Record<string, unknown>
+  all?: boolean
+  output?: string
+  interactive: boolean
+  /** Pages fetched at once by --all. */
+  concurrency: number
+}
+
+/** `deposits list`: one page as a table (or a pager), or with --all every page of one snapshot, streamed. */
+export async function depositsList(options: DepositsListOptions, ctx: CommandContext): Promise<DepositPage | undefined> {
+  const {query, table, fromFlags} = buildDepositQuery(options.fields, {now: ctx.now(), zone: ctx.env.TZ})
+  if (options.all && options.fields.page !== undefined) throw new UsageError('--all walks every page: leave out --page')
+  const {checkDepositQuery} = await import('../../schemas/deposit.js')
+  const checked = checkDepositQuery(query, {side: 'client'})
+  if (!checked.ok) refuse(table, checked.issues, {fromFlags, fromBody: new Set(), body: query})
+  const api = await ctx.api()
+
+  if (options.all) {
+    const format = outputFormat(ctx, options.output, 'ndjson')
+    if (format === 'table') throw new UsageError('--output table shows one page: use ndjson, csv or json with --all')
+    await exportAll(api, query, format, options.concurrency, ctx)
+    return undefined
+  }
+  const page = await fetchPage(api, query)
+  const format = outputFormat(ctx, options.output)
+  if (ctx.globals.json && !options.output) return page
+  const {DEPOSIT_CSV, depositColumns} = await import('../../render/deposits.js')
+  if (format !== 'table') {
+    const {printList} = await import('../../output/printer.js')
+    await printList(ctx, format, page.data, {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV})
+    ctx.note(footer(query, page, ctx))
+    return undefined
+  }
+  const render = async (shown: DepositPage) => {
+    if (shown.data.length === 0) return ''
+    const {renderTable} = await import('../../output/table.js')
+    const rendered = await renderTable(shown.data, depositColumns(ctx.env.TZ), ctx.io)
+    const dropped = rendered.dropped.length > 0 ? `(left out to fit: ${rendered.dropped.join(', ')})\n` : ''
+    return `${rendered.text}\n${dropped}`
+  }
+  if (options.interactive && ctx.io.prompt && page.totalPages > 1 && page.data.length > 0) {
+    const pinned = onSnapshotOf(query, page)
+    const {page: pager} = await import('../../output/pager.js')
+    await pager(ctx, page, {
+      render,
+      status: (shown) => `Page ${shown.currentPage} of ${shown.totalPages}${shown.snapshot ? ` · snapshot ${shown.snapshot}` : ''}`,
+      fetch: (number) => fetchPage(api, {...pinned, page: number}),
+    })
+    return undefined
+  }
+  ctx.io.stdout.write(await render(page))
+  ctx.note(footer(query, page, ctx))
+  return undefined
+}
+
+/** One page; a 422 on a page of a snapshot is explained as the snapshot's. */
+async function fetchPage(api: GatewayApi, query: DepositListQuery): Promise<DepositPage> {
+  try {
+    return await api.listDeposits(query)
+  } catch (error) {
+    if (error instanceof RejectedError && query.snapshot && /snapshot/i.test(error.messages.join(' '))) {
+      throw new RejectedError(
+        `the snapshot ${query.snapshot} belongs to other filters or another --per-page, or has expired: ${error.messages.join('; ')}`,
+        {status: error.status, body: error.body, messages: error.messages, hint: 'Run the first page again without --snapshot, or repeat its exact filters.'},
+      )
+    }
+    throw error
+  }
+}
+
+/** The footer on stderr: where this page stands, and the exact command for the next one. */
+function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext): string {
+  if (page.totalPages === 0 || (page.data.length === 0 && page.currentPage === 1)) return 'No deposits match.'
+  if (page.currentPage > page.totalPages) {
+    return `Page ${page.currentPage} is past the last page, ${page.totalPages}${page.snapshot ? ` · snapshot ${page.snapshot}` : ''}`
+  }
+  const parts = [`Page ${page.currentPage} of ${page.totalPages}`]
+  if (page.snapshot) parts.push(`snapshot ${page.snapshot}`)
+  let text = parts.join(' · ')
+  if (page.currentPage < page.totalPages) {
+    const next = pageCommand(onSnapshotOf(query, page), page.currentPage + 1, {
+      bin: ctx.bin,
+      profile: ctx.globals.profile,
+      baseUrl: ctx.globals.baseUrl,
+    })
+    text += `\nNext page: ${next}`
+  }
+  return text
+}
+
+/** --all: every page of one snapshot, each record written as it arrives, in order. */
+async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclude<OutputFormat, 'table'>, concurrency: number, ctx: CommandContext): Promise<void> {
+  const {RecordWriter} = await import('../../output/stream.js')
+  const {DEPOSIT_CSV} = await import('../../render/deposits.js')
+  const {walkDeposits} = await import('../../api/paging.js')
+  const writer = new RecordWriter(ctx.io.stdout, format, DEPOSIT_CSV)
+  // Progress is for a person watching stderr, whatever stdout is connected to.
+  const progress = ctx.io.spinner
+  for await (const page of walkDeposits(api, query, {concurrency})) {
+    if (page.currentPage === 1) ctx.streaming = true
+    await writer.records(page.data)
+    if (progress) ctx.io.stderr.write(`\r\u001B[2KExported page ${page.currentPage} of ${page.totalPages} (${writer.written} deposits)`)
+  }
+  await writer.end()
+  if (progress) ctx.io.stderr.write('\n')
+}
+
+/** The query for the other pages of a page's snapshot: the same filters and perPage, with its snapshot. */
+function onSnapshotOf(query: DepositListQuery, page: DepositPage): DepositListQuery {
+  return {...query, snapshot: page.snapshot ?? query.snapshot}
+}
 
 export default class DepositsList extends BaseCommand<typeof DepositsList> {
   static override summary = 'List deposits by status, origin, date and amount; page through them or export them all.'
 
   static override description = `Lists deposits (GET /core/deposit), newest first, one page at a time as a table that fits the terminal. The first page makes a snapshot: later pages of that snapshot see exactly the same set, even while new deposits arrive. The footer gives the snapshot and the exact command for the next page. In a terminal, n and p move between pages and q quits (--no-interactive turns this off).
 
---all walks every page of one snapshot and streams each record as it arrives, as NDJSON (default), CSV or one JSON array (--output). Memory stays flat however many pages there are; progress goes to stderr in a terminal only.
+--all walks every page of one snapshot and streams each record as it arrives, as NDJSON (default), CSV or one JSON array (--output), fetching --concurrency pages at once and writing them in order. Memory stays flat however many pages there are; progress goes to stderr when it is a terminal. A streamed export that exits non-zero is incomplete.
 
---from and --to take an ISO date-time (2026-11-20T00:00:00-03:00) or a time before now (30m, 24h, 7d, 2w). Amounts are integer cents. With --snapshot, give the filters and --per-page of the first page: the snapshot is bound to them.`
+--from and --to take an ISO date-time (2026-11-20T00:00:00-03:00), a date (2026-11-20: that whole day in your time zone, TZ), or a time before now (30m, 24h, 7d, 2w). --status and --origin take any case. Amounts are integer cents. With --snapshot, give the filters and --per-page of the first page: the snapshot is bound to them.`
 
   static override examples = [
     {description: 'Paid deposits, newest first', command: '<%= config.bin %> <%= command.id %> --status PAID'},
@@ -24,140 +141,19 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
   ]
 
   static override flags = {
-    status: Flags.string({description: 'Deposit status. Repeatable.', options: [...DEPOSIT_STATUSES], multiple: true}),
-    origin: Flags.string({description: 'Deposit origin. Repeatable.', options: [...DEPOSIT_ORIGINS], multiple: true}),
-    from: Flags.string({description: 'Created at or after: ISO date-time, or 30m/24h/7d/2w ago.'}),
-    to: Flags.string({description: 'Created at or before: ISO date-time, or 30m/24h/7d/2w ago.'}),
-    'min-amount': Flags.string({description: 'Smallest amount, integer cents.', helpValue: '<cents>'}),
-    'max-amount': Flags.string({description: 'Largest amount, integer cents.', helpValue: '<cents>'}),
-    page: Flags.integer({description: 'Page to show (default 1).', min: 1}),
-    'per-page': Flags.integer({description: 'Deposits per page (default 20; the gateway allows up to 100).', min: 1}),
-    snapshot: Flags.string({description: 'Snapshot of an earlier first page, to page through the same set.'}),
-    all: Flags.boolean({description: 'Walk every page of one snapshot and stream every record.', exclusive: ['page']}),
-    output: Flags.string({description: 'Format of --all: ndjson, csv, or json (one array).', options: ['ndjson', 'csv', 'json'], dependsOn: ['all']}),
+    json: jsonFlag('the page as the gateway returned it (with --all, one array of every deposit)'),
+    ...flagsOf(depositFields({now: 0})),
+    all: Flags.boolean({description: 'Walk every page of one snapshot and stream every record.'}),
+    output: Flags.string({
+      description: 'Format: table (one page, the default), or ndjson, csv, json. With --all: ndjson (default), csv or json (one array).',
+      options: [...OUTPUT_FORMATS],
+    }),
+    concurrency: Flags.integer({description: 'Pages fetched at once by --all (1 to 16).', default: 4, min: 1, max: 16}),
     interactive: Flags.boolean({description: 'Page with n/p/q in a terminal.', default: true, allowNo: true}),
   }
 
-  private streaming = false
-
-  /** Once --all has started streaming, an error can no longer join the document: it goes to stderr. */
-  public override jsonEnabled(): boolean {
-    return super.jsonEnabled() && !this.streaming
-  }
-
   async run(): Promise<DepositPage | undefined> {
-    const {flags} = this
-    const query = buildDepositQuery(flags)
-    const {checkDepositQuery} = await import('../../schemas/deposit.js')
-    const checked = checkDepositQuery(query, {side: 'client'})
-    if (!checked.ok) {
-      const problems = checked.issues.map((issue) => `${DEPOSIT_FLAG_OF[issue.path.split('.')[0]] ?? issue.path} ${issue.message}`)
-      throw new UsageError(problems.join('\n'), {messages: problems})
-    }
-    const session = await this.openSession()
-    const {GatewayApi} = await import('../../api/gateway.js')
-    const api = new GatewayApi(session.client)
-
-    if (flags.all) {
-      await this.exportAll(api, query, (flags.output ?? (super.jsonEnabled() ? 'json' : 'ndjson')) as 'ndjson' | 'csv' | 'json')
-      return undefined
-    }
-    const page = await this.fetchPage(api, query)
-    if (this.jsonEnabled()) return page
-    if (flags.interactive && this.term.prompt && page.totalPages > 1) {
-      await this.browse(api, query, page)
-      return undefined
-    }
-    process.stdout.write(await this.pageText(page))
-    this.note(this.footer(query, page))
-    return undefined
+    const {all, output, interactive, concurrency, ...fields} = this.flags
+    return depositsList({fields, all, output, interactive, concurrency}, this.ctx)
   }
-
-  /** One page; a 422 on a page of a snapshot is explained as the snapshot's. */
-  private async fetchPage(api: GatewayApi, query: DepositListQuery): Promise<DepositPage> {
-    try {
-      return await api.listDeposits(query)
-    } catch (error) {
-      if (error instanceof RejectedError && query.snapshot && /snapshot/i.test(error.messages.join(' '))) {
-        throw new RejectedError(
-          `the snapshot ${query.snapshot} belongs to other filters or another --per-page, or has expired: ${error.messages.join('; ')}`,
-          {status: error.status, body: error.body, messages: error.messages, hint: 'Run the first page again without --snapshot, or repeat its exact filters.'},
-        )
-      }
-      throw error
-    }
-  }
-
-  private async pageText(page: DepositPage): Promise<string> {
-    if (page.data.length === 0) return 'No deposits match.\n'
-    const {renderTable} = await import('../../render/table.js')
-    const {depositColumns} = await import('../../render/deposits.js')
-    return `${await renderTable(page.data, depositColumns(), this.term)}\n`
-  }
-
-  private footer(query: DepositListQuery, page: DepositPage): string {
-    const parts = [`Page ${page.currentPage} of ${page.totalPages}`]
-    if (page.snapshot) parts.push(`snapshot ${page.snapshot}`)
-    let text = parts.join(' · ')
-    if (page.currentPage < page.totalPages) {
-      const next = pageCommand(onSnapshotOf(query, page), page.currentPage + 1, {
-        bin: this.config.bin,
-        profile: this.flags.profile,
-        baseUrl: this.flags['base-url'],
-      })
-      text += `\nNext page: ${next}`
-    }
-    return text
-  }
-
-  /** The interactive pager: n next, p previous, q quit. Pages reuse the first page's snapshot and filters. */
-  private async browse(api: GatewayApi, query: DepositListQuery, first: DepositPage): Promise<void> {
-    const {readKeys} = await import('../../render/keys.js')
-    const pinned = onSnapshotOf(query, first)
-    let page = first
-    const draw = async (notice = '') => {
-      process.stdout.write('\u001B[2J\u001B[H')
-      process.stdout.write(await this.pageText(page))
-      const help = this.paint('dim', '[n] next  [p] previous  [q] quit')
-      process.stdout.write(`Page ${page.currentPage} of ${page.totalPages}${page.snapshot ? ` · snapshot ${page.snapshot}` : ''}  ${help}${notice ? `  ${notice}` : ''}\n`)
-    }
-    await draw()
-    for await (const key of readKeys()) {
-      if (key === 'q' || key === '\u0003' || key === '\u001B') break
-      const next = key === 'n' || key === ' ' || key === '\u001B[C'
-      const previous = key === 'p' || key === '\u001B[D'
-      const target = next ? page.currentPage + 1 : previous ? page.currentPage - 1 : undefined
-      if (target === undefined) continue
-      if (target < 1 || target > page.totalPages) {
-        await draw(target < 1 ? '(first page)' : '(last page)')
-        continue
-      }
-      page = await this.fetchPage(api, {...pinned, page: target})
-      await draw()
-    }
-  }
-
-  /** --all: every page of one snapshot, each record written as it arrives. */
-  private async exportAll(api: GatewayApi, query: DepositListQuery, format: 'ndjson' | 'csv' | 'json'): Promise<void> {
-    const {RecordWriter} = await import('../../render/deposits.js')
-    const writer = new RecordWriter(process.stdout, format)
-    const progress = this.term.spinner && process.stderr.isTTY
-    let page = await this.fetchPage(api, {...query, page: 1})
-    const pinned = onSnapshotOf(query, page)
-    this.streaming = true
-    await writer.begin()
-    for (;;) {
-      await writer.records(page.data)
-      if (progress) process.stderr.write(`\rExported page ${page.currentPage} of ${page.totalPages} (${writer.written} deposits)`)
-      if (page.currentPage >= page.totalPages || page.data.length === 0) break
-      page = await this.fetchPage(api, {...pinned, page: page.currentPage + 1})
-    }
-    await writer.end()
-    if (progress) process.stderr.write('\n')
-  }
-}
-
-/** The query for the other pages of a page's snapshot: the same filters and perPage, with its snapshot. */
-function onSnapshotOf(query: DepositListQuery, page: DepositPage): DepositListQuery {
-  return {...query, snapshot: page.snapshot ?? query.snapshot}
 }

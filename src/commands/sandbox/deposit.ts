@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import type {Deposit} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
-import {requireCents} from '../../render/money.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
+import {requireAmount} from '../../input/money.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 
 export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
@@ -17,18 +17,18 @@ export default class SandboxDeposit extends BaseCommand<typeof SandboxDeposit> {
   ]
 
   static override flags = {
+    json: jsonFlag('the new deposit'),
     amount: Flags.string({description: 'Amount in integer cents.', required: true, helpValue: '<cents>'}),
     status: Flags.string({description: 'Status of the new deposit.', options: [...DEPOSIT_STATUSES]}),
   }
 
   async run(): Promise<Deposit | undefined> {
-    const amount = requireCents(this.flags.amount, '--amount')
-    const session = await this.openSession()
-    const {GatewayApi} = await import('../../api/gateway.js')
-    const deposit = await new GatewayApi(session.client).sandboxDeposit({amount, status: this.flags.status})
-    if (this.jsonEnabled()) return deposit as Deposit
+    const amount = requireAmount(this.flags.amount, '--amount')
+    const api = await this.ctx.api()
+    const deposit = await api.sandboxDeposit({amount, status: this.flags.status})
+    if (this.ctx.globals.json) return deposit as Deposit
     const {brl} = await import('../../render/money.js')
-    this.out(`${this.paint('green', '✓')} Deposit ${deposit.id}: ${brl(deposit.amount)} by PIX key, ${deposit.status}`)
+    this.ctx.out(`${this.ctx.paint('green', '✓')} Deposit ${deposit.id}: ${brl(deposit.amount)} by PIX key, ${deposit.status}`)
     return undefined
   }
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand, requireTransactionId} from '../../base-command.js'
+import {BaseCommand, jsonFlag, requireTransactionId} from '../../base-command.js'
+import type {CommandContext} from '../../cli/context.js'
 import type {Withdrawal} from '../../sandbox/domain/withdrawals.js'
 
 export default class SandboxSettle extends BaseCommand<typeof SandboxSettle> {
@@ -19,25 +20,31 @@ export default class SandboxSettle extends BaseCommand<typeof SandboxSettle> {
   }
 
   static override flags = {
+    json: jsonFlag('the withdrawal after the step'),
     fail: Flags.boolean({description: 'Fail the withdrawal instead of paying it.'}),
     message: Flags.string({description: 'With --fail: the errorMessage (default: a refusal by the destination bank).', dependsOn: ['fail']}),
   }
 
   async run(): Promise<Withdrawal | undefined> {
-    const id = requireTransactionId(this.args.id)
-    const {fail, message} = this.flags
-    const session = await this.openSession()
-    const {body: record} = await session.client.request<Withdrawal>('POST', `/_sandbox/withdrawals/${encodeURIComponent(id)}/settle`, {
-      json: fail ? {status: 'FAILED', ...(message === undefined ? {} : {message})} : {status: 'PAID'},
-      context: `sandbox settle of ${id}`,
-    })
-    if (this.jsonEnabled()) return record
-    const {brl} = await import('../../render/money.js')
-    const {statusText} = await import('../../render/transaction.js')
-    this.out(`${this.paint('green', '✓')} settle: withdrawal ${record.id} is now ${statusText(record.status, this.paint)}`)
-    this.out(`  ${brl(record.amount)} to the ${record.pixKeyType} key ${record.pixKey}`)
-    if (record.endToEnd) this.out(`  End-to-end ${record.endToEnd}`)
-    if (record.errorMessage) this.out(`  Error: ${record.errorMessage}`)
-    return undefined
+    const record = await sandboxSettle({id: this.args.id, fail: this.flags.fail, message: this.flags.message}, this.ctx)
+    return this.ctx.globals.json ? record : undefined
   }
+}
+
+/** `sandbox settle`: a PENDING withdrawal paid, or failed, as the destination bank would. */
+export async function sandboxSettle(options: {id: string; fail?: boolean; message?: string}, ctx: CommandContext): Promise<Withdrawal> {
+  const id = requireTransactionId(options.id)
+  const session = await ctx.session()
+  const {body: record} = await session.client.request<Withdrawal>('POST', `/_sandbox/withdrawals/${encodeURIComponent(id)}/settle`, {
+    json: options.fail ? {status: 'FAILED', ...(options.message === undefined ? {} : {message: options.message})} : {status: 'PAID'},
+    context: `sandbox settle of ${id}`,
+  })
+  if (ctx.globals.json) return record
+  const {brl} = await import('../../render/money.js')
+  const {statusText} = await import('../../render/transaction.js')
+  ctx.out(`${ctx.paint('green', '✓')} settle: withdrawal ${record.id} is now ${statusText(record.status, ctx.paint)}`)
+  ctx.out(`  ${brl(record.amount)} to the ${record.pixKeyType} key ${record.pixKey}`)
+  if (record.endToEnd) ctx.out(`  End-to-end ${record.endToEnd}`)
+  if (record.errorMessage) ctx.out(`  Error: ${record.errorMessage}`)
+  return record
 }

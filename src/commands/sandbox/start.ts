@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../../api/errors.js'
 import {isLoopbackHost} from '../../api/base-url.js'
 import {BaseCommand} from '../../base-command.js'
+import {UsageError} from '../../cli/errors.js'
 import {FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -80,28 +80,26 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       throw error
     })
     const clients = sandbox.clients.map(({clientId, clientSecret, scopes}) => ({clientId, clientSecret, scopes}))
+    const ctx = this.ctx
     if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients, ...(faults ? {faults} : {})})}\n`)
+      ctx.io.stdout.write(`${JSON.stringify({baseUrl: sandbox.baseUrl, clients, ...(faults ? {faults} : {})})}\n`)
     } else {
-      this.out(`Sandbox listening on ${this.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
-      if (flags['seed-deposits']) this.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
-      if (flags['auto-pay']) this.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
-      if (forward) this.out(`Every notification goes to ${forward} (the intended URL in X-Original-Url).`)
+      ctx.out(`Sandbox listening on ${ctx.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
+      if (flags['seed-deposits']) ctx.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
+      if (flags['auto-pay']) ctx.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
+      if (forward) ctx.out(`Every notification goes to ${forward} (the intended URL in X-Original-Url).`)
       if (faults) {
-        this.out(`Failing ${faults.rate * 100}% of gateway requests (${faults.kinds.join(', ')}), seed ${faults.seed}: --fault-seed ${faults.seed} fails the same ones again.`)
+        ctx.out(`Failing ${faults.rate * 100}% of gateway requests (${faults.kinds.join(', ')}), seed ${faults.seed}: --fault-seed ${faults.seed} fails the same ones again.`)
       }
-      if (flags.latency) this.out(`Every gateway answer comes ${flags.latency} ms late.`)
-      this.out('Clients:')
-      for (const client of clients) this.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
-      this.out('Log in with:')
-      this.out(`  GATEWAY_CLIENT_SECRET=sandbox-secret gateway login --base-url ${sandbox.baseUrl} --client-id sandbox`)
+      if (flags.latency) ctx.out(`Every gateway answer comes ${flags.latency} ms late.`)
+      ctx.out('Clients:')
+      for (const client of clients) ctx.out(`  ${client.clientId} / ${client.clientSecret}  scopes: ${client.scopes.join(', ')}`)
+      ctx.out('Log in with:')
+      ctx.out(`  GATEWAY_CLIENT_SECRET=sandbox-secret gateway login --base-url ${sandbox.baseUrl} --client-id sandbox`)
     }
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    const signal = await ctx.interrupted()
     await sandbox.close()
-    if (!this.jsonEnabled()) this.note(`Sandbox stopped (${signal}).`)
+    if (!this.jsonEnabled()) ctx.note(`Sandbox stopped (${signal}).`)
   }
 }
 

@@ -1,12 +1,188 @@
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../../api/errors.js'
+import type {Idempotent} from '../../api/gateway.js'
 import type {CreateTransactionResponse} from '../../api/types.js'
-import {BaseCommand} from '../../base-command.js'
+import {BaseCommand, jsonFlag} from '../../base-command.js'
+import type {CommandContext} from '../../cli/context.js'
+import {UsageError} from '../../cli/errors.js'
+import {flagsOf, nameIssue} from '../../input/fields.js'
+import {readJsonBody} from '../../input/body.js'
+import {buildCreateBody, TX_CREATE_FIELDS} from '../../input/transaction.js'
 
-const customer = 'CUSTOMER'
-const seller = 'SELLER'
-const address = 'ADDRESS (with --physical)'
+export interface TxCreateOptions {
+  /** The flags of TX_CREATE_FIELDS, as parsed. */
+  fields: Record<string, unknown>
+  /** --body: a file, or - for stdin. */
+  body?: string
+  qr?: boolean
+  qrPng?: string
+}
+
+/** The created charge, its idempotency key, and `replayed` when the gateway answered an earlier request's record. */
+export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string; replayed?: true}
+
+/** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
+export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
+  const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
+  const built = buildCreateBody(options.fields, base)
+  const {body} = built
+  let generatedKey = false
+  if (body.idempotencyKey === undefined) {
+    const {randomUUID} = await import('node:crypto')
+    body.idempotencyKey = randomUUID()
+    generatedKey = true
+  }
+  const {checkCreateTransaction} = await import('../../schemas/transaction.js')
+  const checked = checkCreateTransaction(body, {strict: true})
+  if (!checked.ok) {
+    const physical = built.fromFlags.has('isInfoProduct')
+    const problems = checked.issues.map((issue) =>
+      issue.path === 'address' && physical
+        ? '--physical needs an address: --address-postal-code, --address-number, --address-street, --address-neighborhood, --address-city, --address-state and --address-country'
+        : nameIssue(TX_CREATE_FIELDS, issue, built),
+    )
+    throw new UsageError(problems.join('\n'), {messages: problems})
+  }
+  if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
+  const idempotencyKey = checked.value.idempotencyKey
+  // The profile and its base URL are checked before the key is shown: a refused setting sends nothing.
+  const api = await ctx.api()
+  if (generatedKey && !ctx.globals.json) {
+    ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
+  }
+
+  const {withSpinner} = await import('../../output/spinner.js')
+  const {journaled} = await import('../../journal/journaled.js')
+  const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
+  const request = checked.value
+  let sent: Idempotent<CreateTransactionResponse>
+  try {
+    sent = await withSpinner(ctx.io, 'Creating the charge', () =>
+      journaled(
+        ctx,
+        {
+          command: 'tx create',
+          idempotencyKey,
+          amount: request.amount,
+          externalCode: request.externalCode,
+          request: {method: 'POST', path: TRANSACTION_PATH, body: request},
+          lookup: TRANSACTION_LOOKUP,
+        },
+        () => api.postTransaction(request),
+        ({body, replayed}) => ({id: body.id, status: body.status, replayed}),
+      ),
+    )
+  } catch (error) {
+    throw await unsettled(error, idempotencyKey, ctx)
+  }
+  let created = sent.body
+  if (sent.replayed) {
+    // The gateway answered the first request's record: its status then, not now. Look it up.
+    ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
+    try {
+      const current = await api.getTransaction(created.id)
+      created = {...created, status: current.status}
+    } catch (error) {
+      ctx.note(`Warning: its current status could not be read (${(error as Error).message}); the status shown is from when it was created.`)
+    }
+  }
+  const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
+  if (options.qrPng !== undefined) await writePng(options.qrPng, result, ctx)
+  if (ctx.globals.json) return result
+
+  const {createdLines} = await import('../../render/transaction.js')
+  const uri = created.pixResponse?.uri
+  if (uri && (ctx.io.stdoutTTY || options.qr)) {
+    const {qrText} = await import('../../render/qr.js')
+    ctx.out(await qrText(uri))
+  }
+  if (uri) {
+    ctx.out(ctx.paint('bold', 'Pix copia e cola:'))
+    ctx.out(uri)
+    ctx.out()
+  }
+  for (const line of createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ)) ctx.out(line)
+  return result
+}
+
+/**
+ * A create whose outcome is unknown (rate limited, a 5xx, a lost connection, after the retries):
+ * the error goes out with the idempotency key to reuse, in --json too.
+ */
+async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
+  const {GatewayError} = await import('../../api/errors.js')
+  if (!(error instanceof GatewayError) || !error.retryable) return error
+  const {ReportedError} = await import('../../cli/errors.js')
+  // The create itself was never sent (the token could not be had): nothing to be unsure of.
+  if (error.idempotencyKey === undefined) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
+  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
+  const hinted = new Type(error.message, {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    retryable: true,
+    retryAfterMs: error.retryAfterMs,
+    attempts: error.attempts,
+    idempotencyKey,
+    cause: error.cause,
+    hint: `The charge may or may not exist. Retry it safely with --idempotency-key ${idempotencyKey} and the same fields, or run \`${ctx.bin} journal retry\`.`,
+  })
+  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
+}
+
+/**
+ * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
+ * removed again when it did not exist), so a missing folder, a read-only file and a name the file
+ * system refuses are all caught while nothing has been charged.
+ */
+async function checkWritable(file: string, flag: string): Promise<void> {
+  const {open, rm, stat} = await import('node:fs/promises')
+  const {dirname, resolve} = await import('node:path')
+  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
+  const path = resolve(file)
+  const existing = await stat(path).catch(() => undefined)
+  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
+  try {
+    const handle = await open(path, 'a')
+    await handle.close()
+    if (!existing) await rm(path, {force: true})
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why =
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? `the folder ${dirname(path)} does not exist or is not writable`
+        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? existing
+            ? 'the file is read-only'
+            : `the folder ${dirname(path)} does not exist or is not writable`
+          : code === 'ENAMETOOLONG'
+            ? 'the name is too long'
+            : (error as Error).message
+    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
+  }
+}
+
+async function writePng(file: string, created: TxCreateResult, ctx: CommandContext): Promise<void> {
+  const image = created.pixResponse?.qrCodeBase64
+  if (!image) {
+    ctx.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
+    return
+  }
+  const {pngBytes} = await import('../../render/qr.js')
+  const {writeFile} = await import('node:fs/promises')
+  try {
+    await writeFile(file, pngBytes(image), {mode: 0o644})
+  } catch (error) {
+    // The charge exists: say so, with what is needed to find it again, beside the failure.
+    const {ReportedError} = await import('../../cli/errors.js')
+    const {createdLines} = await import('../../render/transaction.js')
+    throw new ReportedError(new Error(`the charge ${created.id} was created, but --qr-png could not write ${file}: ${(error as Error).message}`), {
+      lines: [...createdLines(created, ctx.paint), `  Idempotency key: ${created.idempotencyKey}`],
+      json: {transaction: created},
+    })
+  }
+  if (!ctx.globals.json) ctx.note(`QR code written to ${file}`)
+}
 
 export default class TxCreate extends BaseCommand<typeof TxCreate> {
   static override summary = 'Create a PIX charge and show its QR code.'
@@ -36,114 +212,16 @@ Amounts are integer cents (1000 is R$ 10,00). An idempotency key is made when no
   ]
 
   static override flags = {
-    amount: Flags.string({description: 'Amount in integer cents, 1 to 10000000 (1000 is R$ 10,00).', helpValue: '<cents>'}),
-    'external-code': Flags.string({description: 'Your reference for the charge, 8 to 255 characters.'}),
-    'idempotency-key': Flags.string({description: 'Key that makes a retry safe, 8 to 255 characters (default: a new UUID).'}),
-    'webhook-url': Flags.string({description: 'HTTPS URL the gateway notifies of changes.'}),
-    'expiration-seconds': Flags.string({description: 'Lifetime of the QR code, 60 to 86400 seconds (gateway default 1800).', helpValue: '<seconds>'}),
-    'customer-name': Flags.string({description: 'Customer name.', helpGroup: customer}),
-    'customer-document': Flags.string({description: 'Customer CPF or CNPJ (alphanumeric CNPJ included).', helpGroup: customer}),
-    'customer-email': Flags.string({description: 'Customer e-mail.', helpGroup: customer}),
-    'customer-mobile': Flags.string({description: 'Customer mobile: DDD + 9 digits, e.g. (11) 98765-4321.', helpGroup: customer}),
-    'customer-landline': Flags.string({description: 'Customer landline: DDD + 8 digits, e.g. (11) 3000-0000.', helpGroup: customer}),
-    'customer-ip': Flags.string({description: 'Customer IPv4 or IPv6 address.', helpGroup: customer}),
-    'customer-birthdate': Flags.string({description: 'Customer birthdate, YYYY-MM-DD.', helpGroup: customer}),
-    'seller-name': Flags.string({description: 'Seller name.', helpGroup: seller}),
-    'seller-document': Flags.string({description: 'Seller CPF or CNPJ.', helpGroup: seller}),
-    physical: Flags.boolean({description: 'A physical product that needs delivery (isInfoProduct false); needs an address.', helpGroup: address}),
-    'address-postal-code': Flags.string({description: 'CEP, e.g. 01310-100.', helpGroup: address}),
-    'address-number': Flags.string({description: 'Street number, 1 to 10 digits.', helpGroup: address}),
-    'address-street': Flags.string({description: 'Street, 2 to 200 characters.', helpGroup: address}),
-    'address-neighborhood': Flags.string({description: 'Neighborhood, 2 to 100 characters.', helpGroup: address}),
-    'address-city': Flags.string({description: 'City, 2 to 100 characters.', helpGroup: address}),
-    'address-state': Flags.string({description: 'State name or abbreviation, 2 to 50 characters.', helpGroup: address}),
-    'address-country': Flags.string({description: 'Country, 2 to 60 characters.', helpGroup: address}),
-    'address-complement': Flags.string({description: 'Complement, 2 to 150 characters.', helpGroup: address}),
-    item: Flags.string({description: 'An item: title=TEXT,unitPrice=CENTS[,quantity=N][,description=TEXT]. Repeatable.', multiple: true}),
-    metadata: Flags.string({description: 'Metadata as key=value. Repeatable.', multiple: true}),
+    json: jsonFlag('the create response (id, status, amount, pixResponse) plus idempotencyKey'),
+    ...flagsOf(TX_CREATE_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     qr: Flags.boolean({description: 'Draw the QR code even when stdout is not a terminal.'}),
     'qr-png': Flags.string({description: 'Write the QR code image (PNG) to this file.', helpValue: '<file>'}),
   }
 
-  async run(): Promise<(CreateTransactionResponse & {idempotencyKey: string}) | undefined> {
-    const {flags} = this
-    const {buildCreateBody, describeIssue} = await import('../../input/transaction.js')
-    const base = flags.body === undefined ? {} : await readBody(flags.body)
-    const body = buildCreateBody(flags, base)
-    let generatedKey = false
-    if (body.idempotencyKey === undefined) {
-      const {randomUUID} = await import('node:crypto')
-      body.idempotencyKey = randomUUID()
-      generatedKey = true
-    }
-    const {checkCreateTransaction} = await import('../../schemas/transaction.js')
-    const checked = checkCreateTransaction(body, {strict: true})
-    if (!checked.ok) {
-      const problems = checked.issues.map((issue) => describeIssue(issue, flags))
-      throw new UsageError(problems.join('\n'), {messages: problems})
-    }
-    const idempotencyKey = String(body.idempotencyKey)
-    if (generatedKey && !this.jsonEnabled()) {
-      this.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
-    }
-
-    const session = await this.openSession()
-    const {GatewayApi} = await import('../../api/gateway.js')
-    const {withSpinner} = await import('../../render/spinner.js')
-    const created = await withSpinner(this.term, 'Creating the charge', () => new GatewayApi(session.client).createTransaction(body))
-
-    if (flags['qr-png']) await this.writePng(flags['qr-png'], created)
-    if (this.jsonEnabled()) return {...created, idempotencyKey}
-
-    const {createdLines} = await import('../../render/transaction.js')
-    const uri = created.pixResponse?.uri
-    if (uri && (this.term.stdoutTTY || flags.qr)) {
-      const {qrText} = await import('../../render/qr.js')
-      this.out(await qrText(uri))
-    }
-    if (uri) {
-      this.out(this.paint('bold', 'Pix copia e cola:'))
-      this.out(uri)
-      this.out()
-    }
-    for (const line of createdLines(created, this.paint)) this.out(line)
-    return undefined
+  async run(): Promise<TxCreateResult | undefined> {
+    const {body, qr, 'qr-png': qrPng, ...fields} = this.flags
+    const result = await txCreate({fields, body, qr, qrPng}, this.ctx)
+    return this.ctx.globals.json ? result : undefined
   }
-
-  private async writePng(file: string, created: CreateTransactionResponse): Promise<void> {
-    const image = created.pixResponse?.qrCodeBase64
-    if (!image) {
-      this.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
-      return
-    }
-    const {pngBytes} = await import('../../render/qr.js')
-    const {writeFile} = await import('node:fs/promises')
-    await writeFile(file, pngBytes(image))
-    if (!this.jsonEnabled()) this.note(`QR code written to ${file}`)
-  }
-}
-
-/** Reads --body: a JSON object from a file, or from stdin with "-". */
-async function readBody(source: string): Promise<Record<string, unknown>> {
-  let text: string
-  try {
-    if (source === '-') {
-      const {readStdin} = await import('../../input/stdin.js')
-      text = await readStdin()
-    } else {
-      const {readFile} = await import('node:fs/promises')
-      text = await readFile(source, 'utf8')
-    }
-  } catch (error) {
-    throw new UsageError(`--body: cannot read ${source}: ${(error as Error).message}`)
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(`--body: ${source} is not valid JSON (${(error as Error).message})`)
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--body: ${source} must hold a JSON object`)
-  return value as Record<string, unknown>
 }

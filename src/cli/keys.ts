@@ -1,10 +1,11 @@
+import type {ReadStream} from 'node:tty'
+
 /**
- * Key presses from the terminal, one at a time, in raw mode (no echo); the terminal is restored
+ * Key presses from a terminal, one at a time, in raw mode (no echo); the terminal is restored
  * when the consumer stops iterating. `onReady` runs once raw mode is on, before the first key is
  * awaited: a prompt written there cannot have anything typed after it echoed.
  */
-export async function* readKeys(onReady?: () => void): AsyncGenerator<string> {
-  const {stdin} = process
+export async function* readKeys(stdin: ReadStream, onReady?: () => void): AsyncGenerator<string> {
   stdin.setRawMode(true)
   stdin.setEncoding('utf8')
   stdin.resume()

@@ -3,7 +3,8 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/context.js'
 import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 const CPF = '529.982.247-25'
@@ -34,7 +35,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
   let env: Record<string, string>
   let token: string
 
-  const cli = (args: string[], extra: {input?: string} = {}) => runCli(args, {env, ...extra})
+  const cli = (args: string[], extra: {input?: string} = {}) => runCommand(args, {env, ...extra})
   const create = async (args: string[] = full) => {
     const result = await cli(['tx', 'create', ...args, '--json'])
     expect(result.stderr).toBe('')
@@ -59,7 +60,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
+    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
       env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
     })
     expect(login.code).toBe(0)
@@ -116,9 +117,16 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     it('replays with the same idempotency key and refuses the key with another body', async () => {
       const key = `order-${Date.now()}`
       const first = await create(['--amount', '1500', '--idempotency-key', key])
-      const again = await create(['--amount', '1500', '--idempotency-key', key])
-      expect(again.id).toBe(first.id)
-      expect(again.idempotencyKey).toBe(key)
+      // Paid since: the replay says the charge was created earlier and shows its status now, not the first answer's.
+      expect((await cli(['sandbox', 'pay', first.id])).code).toBe(0)
+      const replay = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key, '--json'])
+      expect(replay.code).toBe(0)
+      expect(replay.stderr).toBe(`This charge was created earlier with the idempotency key ${key}: the gateway answered with the original record. The status shown is its current one.\n`)
+      const again = JSON.parse(replay.stdout)
+      expect(again).toMatchObject({id: first.id, idempotencyKey: key, replayed: true, status: 'PAID'})
+      const human = await cli(['tx', 'create', '--amount', '1500', '--idempotency-key', key])
+      expect(human.stdout).toMatch(/Status: +PAID/)
+      expect(human.stderr).toContain('created earlier')
       const other = await cli(['tx', 'create', '--amount', '1600', '--idempotency-key', key, '--json'])
       expect(other.code).toBe(5)
       expect(JSON.parse(other.stdout).error).toMatchObject({code: 'REJECTED', status: 422})
@@ -165,7 +173,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       [['--amount', '10000001'], /--amount must be from 1 to 10000000 cents/],
       [[], /^Error: --amount is required$/m],
       [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '123.456.789-00'], /--customer-document must be a valid CPF or CNPJ/],
-      [['--amount', '100', '--customer-document', CPF], /body field customer.name is required/],
+      [['--amount', '100', '--customer-document', CPF], /^Error: --customer-name is required\n$/],
       [['--amount', '100', '--webhook-url', 'http://hooks.example.com'], /--webhook-url must use https/],
       [['--amount', '100', '--webhook-url', 'https://hooks.example.com/x#frag'], /--webhook-url must not carry a fragment/],
       [['--amount', '100', '--external-code', 'short'], /--external-code must be 8 to 255 characters long/],
@@ -200,15 +208,25 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       expect(error.messages).toEqual(['--webhook-url must use https', '--external-code must be 8 to 255 characters long'])
     })
 
-    it('exits 6 on a 429 and 7 on a 500 from the gateway', async () => {
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 429, count: 1})
-      const limited = await cli(['tx', 'create', '--amount', '100', '--json'])
+    it('exits 6 on a 429 and 7 on a 500 once the retries run out, naming the key to reuse', async () => {
+      const instant = {sleep: async () => {}}
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 429, count: 4})
+      const limited = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env, ...instant})
       expect(limited.code).toBe(6)
-      expect(JSON.parse(limited.stdout).error.code).toBe('RATE_LIMITED')
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 500, count: 1})
-      const failed = await cli(['tx', 'create', '--amount', '100'])
+      const document = JSON.parse(limited.stdout)
+      expect(document.error.code).toBe('RATE_LIMITED')
+      expect(document.idempotencyKey).toMatch(UUID)
+      expect(document.error.message).toContain(`idempotency key ${document.idempotencyKey}`)
+      expect(document.error.message).toContain('gave up after 4 attempts')
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 500, count: 4})
+      const failed = await runCommand(['tx', 'create', '--amount', '100', '--idempotency-key', 'order-4711-500'], {env, ...instant})
       expect(failed.code).toBe(7)
       expect(failed.stderr).toContain('the gateway failed (500)')
+      expect(failed.stderr).toContain('--idempotency-key order-4711-500')
+      // One failure fewer than the attempts: the retry creates the charge.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 503, count: 3})
+      const retried = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env, ...instant})
+      expect(retried.code).toBe(0)
     })
   })
 
@@ -286,13 +304,28 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       expect(result.stderr).toContain(`transaction ${id} settled in FAILED, not PAID`)
     })
 
+    it('--watch --until a status the record can no longer reach exits 9 at once', async () => {
+      const {id} = await create()
+      expect((await cli(['sandbox', 'pay', id])).code).toBe(0)
+      let slept = 0
+      const result = await runCommand(['tx', 'get', id, '--watch', '--until', 'PENDING', '--interval', '10s'], {
+        env,
+        sleep: async () => {
+          slept += 1
+        },
+      })
+      expect(result.code).toBe(9)
+      expect(slept).toBe(0)
+      expect(result.stderr).toContain(`transaction ${id} is PAID, from which it can no longer become PENDING`)
+    })
+
     it('--watch reaches PAID by itself when the sandbox pays QR codes automatically', async () => {
       const auto = await startTestSandbox({autoPayMs: 300})
       try {
         const autoEnv = {...env, GATEWAY_BASE_URL: auto.baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
-        const created = await runCli(['tx', 'create', '--amount', '100', '--json'], {env: autoEnv})
+        const created = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env: autoEnv})
         expect(created.code).toBe(0)
-        const result = await runCli(['tx', 'get', JSON.parse(created.stdout).id, '--watch', '--interval', '100ms', '--json'], {env: autoEnv})
+        const result = await runCommand(['tx', 'get', JSON.parse(created.stdout).id, '--watch', '--interval', '100ms', '--json'], {env: autoEnv})
         expect(result.code).toBe(0)
         expect(JSON.parse(result.stdout).status).toBe('PAID')
       } finally {

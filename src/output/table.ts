@@ -1,13 +1,24 @@
-import type {Terminal} from './output.js'
+import type {Terminal} from '../cli/terminal.js'
 
 export interface Column<T> {
   header: string
   value: (row: T) => string
   align?: 'left' | 'right'
-  /** Lower goes first when the terminal is too narrow: columns are dropped from the highest. */
+  /**
+   * Lower goes first when the terminal is too narrow: columns are dropped from the highest.
+   * 0 (the default) is never dropped.
+   */
   priority?: number
   /** Longest this column may grow before its cells are cut with an ellipsis. */
   maxWidth?: number
+  /** Never cut (an id the operator copies): other columns shrink or go first. */
+  whole?: boolean
+}
+
+export interface RenderedTable {
+  text: string
+  /** Headers of the columns left out to fit the width. */
+  dropped: string[]
 }
 
 function cut(text: string, width: number): string {
@@ -16,14 +27,14 @@ function cut(text: string, width: number): string {
 
 /**
  * A table that fits the terminal: columns are dropped by priority, then cut, until the rows fit
- * `term.columns`. cli-table3 draws it; without colour its style is plain (no ANSI codes).
+ * `term.columns`; columns marked whole are never cut. cli-table3 draws it; without colour its style
+ * is plain (no ANSI codes).
  */
-export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Terminal): Promise<string> {
+export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick<Terminal, 'columns' | 'color'>): Promise<RenderedTable> {
   const {default: Table} = await import('cli-table3')
   const cells = rows.map((row) => columns.map((column) => column.value(row)))
-  const widths = columns.map((column, index) =>
-    Math.min(column.maxWidth ?? Infinity, Math.max(column.header.length, ...cells.map((row) => row[index].length))),
-  )
+  const natural = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => row[index].length)))
+  const widths = natural.map((width, index) => (columns[index].whole ? width : Math.min(columns[index].maxWidth ?? Infinity, width)))
   const keep = columns.map(() => true)
   const total = () => widths.reduce((sum, width, index) => sum + (keep[index] ? width + 3 : 0), 1)
   const byPriority = columns
@@ -33,10 +44,12 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Term
     if (total() <= term.columns || keep.filter(Boolean).length <= 2) break
     if ((columns[index].priority ?? 0) > 0) keep[index] = false
   }
-  // Still too wide: narrow the widest remaining column, a character at a time, down to 6.
+  // Still too wide: narrow the widest remaining column that may be cut, a character at a time, down to 6.
   while (total() > term.columns) {
     let widest = -1
-    for (const [index, width] of widths.entries()) if (keep[index] && width > 6 && (widest === -1 || width > widths[widest])) widest = index
+    for (const [index, width] of widths.entries()) {
+      if (keep[index] && !columns[index].whole && width > 6 && (widest === -1 || width > widths[widest])) widest = index
+    }
     if (widest === -1) break
     widths[widest] -= 1
   }
@@ -49,5 +62,5 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Term
     wordWrap: false,
   })
   for (const row of cells) table.push(indexes.map((index) => cut(row[index], widths[index])))
-  return table.toString()
+  return {text: table.toString(), dropped: columns.filter((_, index) => !keep[index]).map((column) => column.header)}
 }

@@ -3,7 +3,9 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCli} from '../helpers/cli.js'
+import {runCommand} from '../helpers/context.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const SECRET = 'sandbox-secret'
@@ -25,7 +27,7 @@ describe('login, auth status, auth token, logout', () => {
   afterEach(() => config.remove())
 
   const login = (extra: Record<string, string> = {}, args: string[] = []) =>
-    runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox', ...args], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET, ...extra}})
+    runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox', ...args], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET, ...extra}})
 
   it('logs in with the secret from the environment and prints the login, never the token', async () => {
     const before = await stats(sandbox.baseUrl)
@@ -41,7 +43,7 @@ describe('login, auth status, auth token, logout', () => {
   })
 
   it('logs in with the secret on stdin and answers the documented JSON fields', async () => {
-    const result = await runCli(
+    const result = await runCommand(
       ['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox', '--client-secret-stdin', '--json'],
       {env, input: `${SECRET}\n`},
     )
@@ -54,12 +56,12 @@ describe('login, auth status, auth token, logout', () => {
   })
 
   it('takes the client id from GATEWAY_CLIENT_ID and keeps profiles apart', async () => {
-    const result = await runCli(['login', '--profile', 'limited', '--base-url', sandbox.baseUrl, '--json'], {
+    const result = await runCommand(['login', '--profile', 'limited', '--base-url', sandbox.baseUrl, '--json'], {
       env: {...env, GATEWAY_CLIENT_ID: 'sandbox-limited', GATEWAY_CLIENT_SECRET: SECRET},
     })
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout).scopes).not.toContain('resend_dispatcher')
-    const other = await runCli(['auth', 'status'], {env})
+    const other = await runCommand(['auth', 'status'], {env})
     expect(other.code).toBe(3)
   })
 
@@ -67,16 +69,16 @@ describe('login, auth status, auth token, logout', () => {
     expect((await login()).code).toBe(0)
     const after = await stats(sandbox.baseUrl)
 
-    const status = await runCli(['auth', 'status', '--json'], {env})
+    const status = await runCommand(['auth', 'status', '--json'], {env})
     expect(status.code).toBe(0)
     const body = JSON.parse(status.stdout)
     expect(body).toMatchObject({profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'sandbox', valid: true})
 
-    const human = await runCli(['auth', 'status'], {env})
+    const human = await runCommand(['auth', 'status'], {env})
     expect(human.code).toBe(0)
     expect(human.stdout).toContain('Valid:     yes')
 
-    const token = await runCli(['auth', 'token'], {env})
+    const token = await runCommand(['auth', 'token'], {env})
     expect(token.code).toBe(0)
     const jwt = token.stdout.trim()
     expect(jwt.split('.')).toHaveLength(3)
@@ -97,18 +99,18 @@ describe('login, auth status, auth token, logout', () => {
   it('renews the token when less than 60 s of it is left', async () => {
     const short = await startTestSandbox({tokenTtlSec: 62})
     try {
-      const result = await runCli(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {
+      const result = await runCommand(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {
         env: {...env, GATEWAY_CLIENT_SECRET: SECRET},
       })
       expect(result.code).toBe(0)
-      const first = (await runCli(['auth', 'token'], {env})).stdout.trim()
+      const first = (await runCommand(['auth', 'token'], {env})).stdout.trim()
       expect((await stats(short.baseUrl)).tokenRequests).toBe(1)
       await sleep(3000)
-      const second = await runCli(['auth', 'token'], {env})
+      const second = await runCommand(['auth', 'token'], {env})
       expect(second.code).toBe(0)
       expect(second.stdout.trim()).not.toBe(first)
       expect((await stats(short.baseUrl)).tokenRequests).toBe(2)
-      const third = (await runCli(['auth', 'token'], {env})).stdout.trim()
+      const third = (await runCommand(['auth', 'token'], {env})).stdout.trim()
       expect(third).toBe(second.stdout.trim())
     } finally {
       await short.close()
@@ -119,7 +121,7 @@ describe('login, auth status, auth token, logout', () => {
     const short = await startTestSandbox({tokenTtlSec: 62})
     try {
       expect(
-        (await runCli(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})).code,
+        (await runCommand(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})).code,
       ).toBe(0)
       await sleep(2500)
       const runs = await Promise.all(Array.from({length: 6}, () => runCli(['auth', 'token'], {env})))
@@ -143,13 +145,13 @@ describe('login, auth status, auth token, logout', () => {
   })
 
   it('refuses plain http to a host that is not loopback, before sending anything', async () => {
-    const result = await runCli(['login', '--base-url', 'http://example.com', '--client-id', 'x'], {
+    const result = await runCommand(['login', '--base-url', 'http://example.com', '--client-id', 'x'], {
       env: {...env, GATEWAY_CLIENT_SECRET: SECRET},
     })
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).toContain('--base-url must use https')
-    const json = await runCli(['login', '--base-url', 'http://example.com', '--client-id', 'x', '--json'], {
+    const json = await runCommand(['login', '--base-url', 'http://example.com', '--client-id', 'x', '--json'], {
       env: {...env, GATEWAY_CLIENT_SECRET: SECRET},
     })
     expect(json.code).toBe(2)
@@ -158,7 +160,7 @@ describe('login, auth status, auth token, logout', () => {
 
   it('exits 2 without a TTY and without a secret, naming where a secret can come from', async () => {
     const before = await stats(sandbox.baseUrl)
-    const result = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env})
+    const result = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env})
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--client-secret-stdin')
     expect(result.stderr).toContain('GATEWAY_CLIENT_SECRET')
@@ -180,15 +182,15 @@ describe('login, auth status, auth token, logout', () => {
     outputs.push(first.stdout, first.stderr)
     expect(first.stderr).toContain('client_secret=[REDACTED]')
     expect(first.stderr).toContain('"access_token":"[REDACTED]"')
-    const token = (await runCli(['auth', 'token'], {env})).stdout.trim()
+    const token = (await runCommand(['auth', 'token'], {env})).stdout.trim()
     for (const args of [['auth', 'status', '--debug'], ['auth', 'status', '--json', '--debug'], ['logout', '--debug']]) {
-      const result = await runCli(args, {env})
+      const result = await runCommand(args, {env})
       outputs.push(result.stdout, result.stderr)
     }
     // A 401 after a revocation makes the CLI renew: the exchange shows the bearer, redacted.
     expect((await login()).code).toBe(0)
     await control(sandbox.baseUrl, '/_sandbox/auth/revoke')
-    const lookup = await runCli(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--debug'], {env})
+    const lookup = await runCommand(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--debug'], {env})
     expect(lookup.code).toBe(4)
     expect(lookup.stderr).toContain('authorization: Bearer [REDACTED]')
     outputs.push(lookup.stdout, lookup.stderr)
@@ -204,7 +206,7 @@ describe('login, auth status, auth token, logout', () => {
     expect((await login()).code).toBe(0)
     await control(sandbox.baseUrl, '/_sandbox/auth/revoke')
     const before = await stats(sandbox.baseUrl)
-    const result = await runCli(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--json'], {env})
+    const result = await runCommand(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--json'], {env})
     expect(result.code).toBe(4)
     expect(JSON.parse(result.stdout).error).toMatchObject({code: 'NOT_FOUND', status: 404})
     const after = await stats(sandbox.baseUrl)
@@ -213,7 +215,7 @@ describe('login, auth status, auth token, logout', () => {
   })
 
   it('renews from GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET alone, with no login at all', async () => {
-    const result = await runCli(['auth', 'token'], {
+    const result = await runCommand(['auth', 'token'], {
       env: {...env, GATEWAY_BASE_URL: sandbox.baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: SECRET},
     })
     expect(result.code).toBe(0)
@@ -224,10 +226,10 @@ describe('login, auth status, auth token, logout', () => {
     const short = await startTestSandbox({tokenTtlSec: 1})
     try {
       expect(
-        (await runCli(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})).code,
+        (await runCommand(['login', '--base-url', short.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})).code,
       ).toBe(0)
       await sleep(1100)
-      const result = await runCli(['auth', 'status', '--json'], {env: {...env, GATEWAY_CLIENT_SECRET: 'rotated-away'}})
+      const result = await runCommand(['auth', 'status', '--json'], {env: {...env, GATEWAY_CLIENT_SECRET: 'rotated-away'}})
       expect(result.code).toBe(3)
       const body = JSON.parse(result.stdout)
       expect(body).toMatchObject({valid: false, clientId: 'sandbox'})
@@ -239,14 +241,14 @@ describe('login, auth status, auth token, logout', () => {
   })
 
   it('exits 3 from auth status without a login, and logout forgets the login', async () => {
-    const none = await runCli(['auth', 'status'], {env})
+    const none = await runCommand(['auth', 'status'], {env})
     expect(none.code).toBe(3)
     expect(none.stderr).toContain('not logged in')
     expect((await login()).code).toBe(0)
-    const out = await runCli(['logout', '--json'], {env})
+    const out = await runCommand(['logout', '--json'], {env})
     expect(out.code).toBe(0)
     expect(JSON.parse(out.stdout)).toEqual({profile: 'default', loggedOut: true})
-    expect((await runCli(['auth', 'status'], {env})).code).toBe(3)
+    expect((await runCommand(['auth', 'status'], {env})).code).toBe(3)
     expect(JSON.parse(readFileSync(join(config.dir, 'credentials.json'), 'utf8'))).toEqual({})
   })
 
@@ -254,7 +256,7 @@ describe('login, auth status, auth token, logout', () => {
     const gone = await startTestSandbox()
     const url = gone.baseUrl
     await gone.close()
-    const result = await runCli(['login', '--base-url', url, '--client-id', 'sandbox', '--json'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})
+    const result = await runCommand(['login', '--base-url', url, '--client-id', 'sandbox', '--json'], {env: {...env, GATEWAY_CLIENT_SECRET: SECRET}})
     expect(result.code).toBe(7)
     expect(JSON.parse(result.stdout).error.message).toContain('connection refused')
   })

@@ -2,7 +2,8 @@ import {spawn} from 'node:child_process'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {BIN, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
+import {BIN, cleanEnv, tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 /** A small RFC 4180 reader, to check the export as a spreadsheet would read it. */
@@ -40,7 +41,7 @@ describe('deposits list, end to end', () => {
   let config: ReturnType<typeof tempConfigDir>
   let env: Record<string, string>
 
-  const cli = (args: string[]) => runCli(args, {env})
+  const cli = (args: string[]) => runCommand(args, {env})
   /** What the sandbox holds that matches, straight from its store: the set an export must equal. */
   const expected = (match: (entry: {status: string; origin: string; amount: number}) => boolean) =>
     [...sandbox.domain.records.newestFirst()]
@@ -51,7 +52,7 @@ describe('deposits list, end to end', () => {
     sandbox = await startTestSandbox({seedDeposits: 1500})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
+    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
       env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
     })
     expect(login.code).toBe(0)
@@ -179,17 +180,18 @@ describe('deposits list, end to end', () => {
     })
 
     it.each([
-      [['--status', 'SETTLED'], /Expected --status=SETTLED to be one of/],
-      [['--origin', 'CASH'], /Expected --origin=CASH to be one of/],
+      [['--status', 'SETTLED'], /^Error: --status must be one of PENDING, .*, got "SETTLED"\n$/],
+      [['--origin', 'CASH'], /^Error: --origin must be one of QRCODE, PIX_KEY, got "CASH"\n$/],
       [['--from', 'yesterday'], /--from must be an ISO date-time with a time of day/],
-      [['--to', '2026-11-20'], /--to must be an ISO date-time with a time of day/],
+      [['--to', '2026-11-31'], /--to must be an ISO date-time with a time of day/],
       [['--min-amount', '1.5'], /--min-amount takes integer cents, not a decimal: 1.5 is --min-amount 150/],
       [['--max-amount', '10000001'], /--max-amount must be from 1 to 10000000 cents/],
       [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed maxAmount/],
       [['--from', '1d', '--to', '2d'], /--from must not be after endDate/],
-      [['--per-page', '0'], /Expected an integer greater than or equal to 1/],
-      [['--page', '2', '--all'], /--page=2 cannot also be provided when using --all/],
-      [['--output', 'csv'], /All of the following must be provided when using --output: --all/],
+      [['--per-page', '0'], /^Error: --per-page must be a positive integer, got "0"\n$/],
+      [['--per-page', 'abc'], /^Error: --per-page must be a positive integer, got "abc"\n$/],
+      [['--page', '2', '--all'], /^Error: --all walks every page: leave out --page\n$/],
+      [['--output', 'table', '--all'], /--output table shows one page/],
     ])('refuses %j with exit 2 and sends nothing', async (args, message) => {
       const before = await stats(sandbox.baseUrl)
       const result = await cli(['deposits', 'list', ...args])

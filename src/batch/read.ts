@@ -1,0 +1,593 @@
+import {createHash} from 'node:crypto'
+
+import {parse} from 'csv-parse'
+
+import {UsageError} from '../cli/errors.js'
+import {LIMITS} from '../schemas/enums.js'
+
+/**
+ * Reads the file of `withdraw --batch` and `tx create --batch`: CSV with a header, or NDJSON
+ * (one JSON object per line), told apart by the first character that is not blank (`{` is
+ * NDJSON). Each row comes with the line it starts on in the file; each broken row or line is
+ * reported with its line, and reading goes on where it safely can, so every problem is listed
+ * at once. Nothing here knows the commands' fields: they check the rows themselves.
+ */
+
+export type BatchFormat = 'csv' | 'ndjson'
+
+export type BatchValue = string | number | boolean | null | BatchValue[] | {[key: string]: BatchValue}
+
+export interface BatchRow {
+  /** The line of the file the row starts on (1-based; a CSV value may span lines). */
+  line: number
+  /** The row's ordinal among the file's rows (1-based), header and blank lines not counted. */
+  row: number
+  /**
+   * The row's fields by name. Names are in the flags' kebab case unless told otherwise
+   * (`pixKey`, `PIX_KEY` and `Pix Key` are all `pix-key`). CSV values are trimmed strings, an
+   * empty cell left out; NDJSON values are as the JSON has them.
+   */
+  fields: Record<string, BatchValue>
+}
+
+export interface BatchProblem {
+  line: number
+  /** The field concerned, when the problem is about one. */
+  field?: string
+  message: string
+}
+
+export type BatchEntry = ({kind: 'row'} & BatchRow) | ({kind: 'problem'} & BatchProblem)
+
+export interface BatchSummary {
+  format: BatchFormat
+  /** How many rows were read. */
+  count: number
+  /**
+   * SHA-256 (hex) of the rows' content: each row's fields as canonical JSON (keys sorted), in
+   * order. The same data is the same batch however the file is laid out (line endings, quoting,
+   * blank lines, column order, a BOM); any change to a value is a new batch. Meaningless when
+   * the file has problems: such a batch is never sent.
+   */
+  sha256: string
+}
+
+export interface BatchFile extends BatchSummary {
+  rows: BatchRow[]
+  problems: BatchProblem[]
+}
+
+export type BatchInput = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>
+
+export interface ReadBatchOptions {
+  /** Default: from the first character that is not blank. */
+  format?: BatchFormat
+  /** CSV delimiter; default: from the header line, the most frequent of `,` `;` and tab (`,` when none). */
+  delimiter?: ',' | ';' | '\t'
+  /** Field names in kebab case (default true). */
+  normalizeNames?: boolean
+}
+
+/** A batch with more rows than allowed; it was not read to its end. */
+export class BatchTooLargeError extends UsageError {
+  constructor(readonly limit: number) {
+    super(`the batch file has more than ${limit} rows`)
+  }
+}
+
+/** `pixKey`, `PIX_KEY`, `Pix Key`, ` pix-key ` → `pix-key`. */
+export function kebabName(name: string): string {
+  return name
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/[\s_]+/g, '-')
+    .replace(/-+/g, '-')
+    .toLowerCase()
+}
+
+/** JSON with object keys sorted at every depth, for hashing. */
+function canonical(value: BatchValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** Line breaks in text: CRLF, LF and a lone CR each count once. */
+function lineBreaks(text: string): number {
+  let count = 0
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index)
+    if (char === 10) count += 1
+    else if (char === 13 && text.charCodeAt(index + 1) !== 10) count += 1
+  }
+  return count
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text in
+// ---------------------------------------------------------------------------------------------
+
+class EncodingProblem extends Error {
+  constructor(readonly line: number) {
+    super('is not UTF-8 text: save the file as UTF-8 (in a spreadsheet, "CSV UTF-8")')
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<string | Uint8Array> {
+  return typeof (value as AsyncIterable<unknown>)?.[Symbol.asyncIterator] === 'function'
+}
+
+/** The input as text, checked to be UTF-8, without a leading BOM. */
+async function* textOf(input: BatchInput): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: false})
+  let lines = 0
+  const chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array> =
+    typeof input === 'string' || input instanceof Uint8Array ? [input] : input
+  const decode = (chunk: Uint8Array, stream: boolean) => {
+    try {
+      return decoder.decode(chunk, {stream})
+    } catch {
+      const loose = new TextDecoder('utf-8').decode(chunk)
+      const at = loose.indexOf('\uFFFD')
+      throw new EncodingProblem(lines + lineBreaks(loose.slice(0, Math.max(0, at))) + 1)
+    }
+  }
+  let first = true
+  const emit = (text: string) => {
+    // TextDecoder drops a BOM from bytes; a string input may still start with one.
+    if (first && text.length > 0) {
+      first = false
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    }
+    lines += lineBreaks(text)
+    return text
+  }
+  if (isAsyncIterable(chunks)) {
+    for await (const chunk of chunks) {
+      const text = emit(typeof chunk === 'string' ? chunk : decode(chunk, true))
+      if (text) yield text
+    }
+  } else {
+    for (const chunk of chunks) {
+      const text = emit(typeof chunk === 'string' ? chunk : decode(chunk, true))
+      if (text) yield text
+    }
+  }
+  const rest = emit(decode(new Uint8Array(), false))
+  if (rest) yield rest
+}
+
+/** Reads ahead until `enough(head)` or the end; then yields the head and the rest. */
+async function peek(source: AsyncGenerator<string>, enough: (head: string) => boolean): Promise<{head: string; rest: AsyncGenerator<string>}> {
+  let head = ''
+  let done = false
+  while (!enough(head)) {
+    const next = await source.next()
+    if (next.done) {
+      done = true
+      break
+    }
+    head += next.value
+  }
+  async function* rest(): AsyncGenerator<string> {
+    if (head) yield head
+    if (!done) yield* source
+  }
+  return {head, rest: rest()}
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------------------------
+
+/** The delimiter the header line uses most, outside quotes: comma, semicolon or tab. */
+export function detectDelimiter(headerLine: string): ',' | ';' | '\t' {
+  const counts = {',': 0, ';': 0, '\t': 0}
+  let quoted = false
+  for (const char of headerLine) {
+    if (char === '"') quoted = !quoted
+    else if (!quoted && char in counts) counts[char as keyof typeof counts] += 1
+  }
+  const best = (Object.entries(counts) as Array<[',' | ';' | '\t', number]>).sort((a, b) => b[1] - a[1])[0]
+  return best[1] > 0 ? best[0] : ','
+}
+
+const CSV_MESSAGES: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'has a quote that is never closed',
+  CSV_INVALID_CLOSING_QUOTE: 'has characters after a closing quote; a quote inside a quoted value is written twice ("")',
+  INVALID_OPENING_QUOTE: 'has a quote inside a value that does not start with one; quote the whole value and write the quote twice ("")',
+  CSV_MAX_RECORD_SIZE: 'is too long for a row',
+  CSV_RECORD_INCONSISTENT_COLUMNS: 'has another number of fields than the header',
+}
+
+/**
+ * Tracks where each record starts. csv-parse reports, with each record, the byte offset where it
+ * ends (`context.bytes`); the bytes between two records are the record with the blank lines
+ * before it, so its first line is the first one that is not blank. Line breaks are single bytes
+ * in UTF-8, so the bytes are scanned as they are, never copied.
+ */
+class LineTracker {
+  private readonly chunks: Buffer[] = []
+  /** Absolute offset of chunks[0][0]. */
+  private base = 0
+  /** Absolute offset of the first byte not taken. */
+  private cursor = 0
+  private line = 1
+
+  push(bytes: Buffer): void {
+    if (bytes.length > 0) this.chunks.push(bytes)
+  }
+
+  /** The line where the record ending at byte offset `end` starts; moves past it. */
+  take(end: number): number {
+    let leading = true
+    let blankBreaks = 0
+    let breaks = 0
+    this.scan(end, (byte, next) => {
+      const isBreak = byte === 10 || (byte === 13 && next !== 10)
+      if (isBreak) breaks += 1
+      if (leading) {
+        if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) leading = false
+        else if (isBreak) blankBreaks += 1
+      }
+    })
+    const start = this.line + blankBreaks
+    this.line += breaks
+    this.cursor = end
+    this.forget()
+    return start
+  }
+
+  /** The line where the bytes not yet taken start, blank lines skipped. */
+  next(): number {
+    let blankBreaks = 0
+    let leading = true
+    this.scan(Infinity, (byte, next) => {
+      if (!leading) return
+      if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) leading = false
+      else if (byte === 10 || (byte === 13 && next !== 10)) blankBreaks += 1
+    })
+    return this.line + blankBreaks
+  }
+
+  /** Calls `visit` for each byte from the cursor up to `end`, with the byte after it (or -1). */
+  private scan(end: number, visit: (byte: number, next: number) => void): void {
+    let offset = this.base
+    for (let index = 0; index < this.chunks.length; index += 1) {
+      const chunk = this.chunks[index]
+      const from = Math.max(0, this.cursor - offset)
+      const to = Math.min(chunk.length, end - offset)
+      for (let at = from; at < to; at += 1) {
+        const next = at + 1 < chunk.length ? chunk[at + 1] : (this.chunks[index + 1]?.[0] ?? -1)
+        visit(chunk[at], next)
+      }
+      offset += chunk.length
+      if (offset >= end) break
+    }
+  }
+
+  /** Drops the chunks wholly before the cursor. */
+  private forget(): void {
+    while (this.chunks.length > 0 && this.base + this.chunks[0].length <= this.cursor) {
+      this.base += this.chunks[0].length
+      this.chunks.shift()
+    }
+  }
+}
+
+interface Reader {
+  rows: number
+  hash: ReturnType<typeof createHash>
+  normalize: (name: string) => string
+}
+
+type CsvEvent = {record: string[]; bytes: number} | {error: {code?: string; message: string}}
+
+async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, reader: Reader): AsyncGenerator<BatchEntry> {
+  // csv-parse's callbacks report records and errors synchronously, in file order, while a chunk
+  // is written; a stream's own error would discard the records still buffered before it.
+  const events: CsvEvent[] = []
+  const parser = parse({
+    delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: true,
+    skip_records_with_error: true,
+    on_record: (record: string[], context) => {
+      events.push({record, bytes: context.bytes})
+      return null
+    },
+    on_skip: (error) => {
+      if (error) events.push({error})
+    },
+  })
+  parser.on('error', (error: Error & {code?: string}) => events.push({error}))
+  parser.resume()
+  const ended = new Promise<void>((resolve) => {
+    parser.once('end', resolve).once('close', resolve)
+  })
+  const lines = new LineTracker()
+  let header: string[] | undefined
+  let stopped = false
+
+  function* drain(): Generator<BatchEntry> {
+    while (events.length > 0 && !stopped) {
+      const event = events.shift()!
+      if ('error' in event) {
+        // A broken quote leaves the rest of the file unreadable: reported at the row it is in.
+        stopped = true
+        yield {kind: 'problem', line: lines.next(), message: (event.error.code && CSV_MESSAGES[event.error.code]) || event.error.message}
+        return
+      }
+      const {record, bytes} = event
+      const line = lines.take(bytes)
+      if (record.every((value) => value === '')) continue // ",,," rows a spreadsheet leaves
+      if (!header) {
+        const names = record.map(reader.normalize)
+        const problems: BatchProblem[] = []
+        const seen = new Map<string, number>()
+        names.forEach((name, index) => {
+          if (name === '') problems.push({line, message: `the header's column ${index + 1} has no name`})
+          else if (seen.has(name)) problems.push({line, field: name, message: `the header names ${name} twice (columns ${seen.get(name)! + 1} and ${index + 1})`})
+          else seen.set(name, index)
+        })
+        if (problems.length > 0) {
+          stopped = true
+          for (const problem of problems) yield {kind: 'problem', ...problem}
+          return
+        }
+        header = names
+        continue
+      }
+      if (record.length !== header.length) {
+        yield {kind: 'problem', line, message: `has ${record.length} fields; the header has ${header.length}`}
+        continue
+      }
+      // fromEntries: a column named __proto__ is a field like any other.
+      const columns = header
+      const fields: Record<string, BatchValue> = Object.fromEntries(
+        columns.flatMap((name, index): Array<[string, BatchValue]> => (record[index] === '' ? [] : [[name, record[index]]])),
+      )
+      reader.rows += 1
+      reader.hash.update(`${canonical(fields)}\n`)
+      yield {kind: 'row', line, row: reader.rows, fields}
+    }
+  }
+
+  try {
+    try {
+      for await (const chunk of text) {
+        const bytes = Buffer.from(chunk, 'utf8')
+        lines.push(bytes)
+        parser.write(bytes)
+        yield* drain()
+        if (stopped) return
+      }
+    } catch (error) {
+      if (!(error instanceof EncodingProblem)) throw error
+      parser.end()
+      await ended
+      yield* drain()
+      if (!stopped) yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+      return
+    }
+    parser.end()
+    await ended
+    yield* drain()
+    if (!header && !stopped) yield {kind: 'problem', line: 1, message: 'the file is empty: it needs a header line and a line per row'}
+  } finally {
+    if (!parser.destroyed) parser.destroy()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// NDJSON
+// ---------------------------------------------------------------------------------------------
+
+async function* ndjsonEntries(text: AsyncGenerator<string>, reader: Reader): AsyncGenerator<BatchEntry> {
+  let buffer = ''
+  let line = 0
+  function* lineEntry(raw: string): Generator<BatchEntry> {
+    line += 1
+    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+    if (content.trim() === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(content)
+    } catch (error) {
+      yield {kind: 'problem', line, message: `is not valid JSON: ${(error as Error).message}`}
+      return
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      yield {kind: 'problem', line, message: 'must be a JSON object, one per line'}
+      return
+    }
+    const entries: Array<[string, BatchValue]> = []
+    const from = new Map<string, string>()
+    for (const [key, field] of Object.entries(value as Record<string, BatchValue>)) {
+      const name = reader.normalize(key)
+      if (from.has(name)) {
+        yield {kind: 'problem', line, field: name, message: `names ${name} twice ("${from.get(name)}" and "${key}")`}
+        return
+      }
+      from.set(name, key)
+      entries.push([name, field])
+    }
+    // fromEntries: a key named __proto__ is a field like any other.
+    const fields: Record<string, BatchValue> = Object.fromEntries(entries)
+    reader.rows += 1
+    reader.hash.update(`${canonical(fields)}\n`)
+    yield {kind: 'row', line, row: reader.rows, fields}
+  }
+  try {
+    for await (const chunk of text) {
+      buffer += chunk
+      let from = 0
+      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n', from)) {
+        yield* lineEntry(buffer.slice(from, newline))
+        from = newline + 1
+      }
+      buffer = buffer.slice(from)
+    }
+  } catch (error) {
+    if (!(error instanceof EncodingProblem)) throw error
+    yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+    return
+  }
+  if (buffer !== '') yield* lineEntry(buffer)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Reads a batch file from a string, bytes, or a stream (stdin), yielding its rows and its
+ * problems in file order. The generator's return value (when iterated by hand) is the summary.
+ */
+export async function* readBatchEntries(input: BatchInput, options: ReadBatchOptions = {}): AsyncGenerator<BatchEntry, BatchSummary> {
+  const reader: Reader = {rows: 0, hash: createHash('sha256'), normalize: options.normalizeNames === false ? (name) => name.trim() : kebabName}
+  let format: BatchFormat = options.format ?? 'csv'
+  let text = textOf(input)
+  try {
+    const firstChar = (head: string) => /\S/.test(head)
+    const {head, rest} = await peek(text, firstChar)
+    text = rest
+    const first = head.trimStart()[0]
+    if (options.format === undefined) {
+      if (first === undefined) {
+        yield {kind: 'problem', line: 1, message: 'the file is empty: it needs CSV with a header line, or NDJSON'}
+        return {format, count: 0, sha256: reader.hash.digest('hex')}
+      }
+      if (first === '[') {
+        yield {kind: 'problem', line: lineBreaks(head.slice(0, head.indexOf('['))) + 1, message: 'a JSON array is not NDJSON: write one JSON object per line'}
+        return {format: 'ndjson', count: 0, sha256: reader.hash.digest('hex')}
+      }
+      format = first === '{' ? 'ndjson' : 'csv'
+    }
+  } catch (error) {
+    if (!(error instanceof EncodingProblem)) throw error
+    yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+    return {format, count: 0, sha256: reader.hash.digest('hex')}
+  }
+  if (format === 'ndjson') {
+    yield* ndjsonEntries(text, reader)
+  } else {
+    let delimiter = options.delimiter
+    if (!delimiter) {
+      // The header line: up to the first line break after the first character that is not blank.
+      let head: string
+      try {
+        ;({head, rest: text} = await peek(text, (start) => /\S[^\r\n]*[\r\n]/.test(start)))
+      } catch (error) {
+        if (!(error instanceof EncodingProblem)) throw error
+        yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+        return {format, count: 0, sha256: reader.hash.digest('hex')}
+      }
+      delimiter = detectDelimiter(head.trimStart().split(/\r\n|\n|\r/)[0] ?? '')
+    }
+    yield* csvEntries(text, delimiter, reader)
+  }
+  return {format, count: reader.rows, sha256: reader.hash.digest('hex')}
+}
+
+/**
+ * Reads a whole batch file: rows, problems and the content hash. More than `maxRows` rows
+ * (default 10,000) throws BatchTooLargeError, before the rest of the file is read.
+ */
+export async function readBatch(input: BatchInput, options: ReadBatchOptions & {maxRows?: number} = {}): Promise<BatchFile> {
+  const maxRows = options.maxRows ?? MAX_BATCH_ROWS
+  const rows: BatchRow[] = []
+  const problems: BatchProblem[] = []
+  const entries = readBatchEntries(input, options)
+  for (;;) {
+    const next = await entries.next()
+    if (next.done) return {...next.value, rows, problems}
+    const {kind, ...entry} = next.value
+    if (kind === 'problem') {
+      problems.push(entry as BatchProblem)
+      continue
+    }
+    if (rows.length >= maxRows) {
+      await entries.return(undefined as never)
+      throw new BatchTooLargeError(maxRows)
+    }
+    rows.push(entry as BatchRow)
+  }
+}
+
+export const MAX_BATCH_ROWS = 10_000
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency keys
+// ---------------------------------------------------------------------------------------------
+
+/** The column (or NDJSON field) in which a row carries its own key. */
+export const IDEMPOTENCY_FIELD = 'idempotency-key'
+
+const {min: KEY_MIN, max: KEY_MAX} = LIMITS.code
+
+/**
+ * The key of a row without its own: `<prefix>-<first 32 hex digits of the batch's sha256>-<row>`,
+ * e.g. `batch-3f0c1c8e2a4b4f7e9d516b8f0a6e2c11-17`. The same file gives the same keys, so a re-run
+ * is answered with replays; a changed file is a new batch with new keys.
+ */
+export function deriveIdempotencyKey(sha256: string, row: number, prefix = 'batch'): string {
+  if (!/^[0-9a-f]{64}$/i.test(sha256)) throw new TypeError('sha256 must be 64 hex digits')
+  if (!Number.isSafeInteger(row) || row < 1) throw new TypeError('row must be a positive integer')
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(prefix)) throw new TypeError('prefix must be 1 to 64 letters, digits, ".", "_" or "-"')
+  return `${prefix}-${sha256.slice(0, 32).toLowerCase()}-${row}`
+}
+
+export interface RowKey {
+  line: number
+  row: number
+  key: string
+  /** True when derived from the file; false when the row gave its own. */
+  derived: boolean
+}
+
+/**
+ * Each row's idempotency key: its own (`idempotency-key`, trimmed, 8 to 255 characters) or the
+ * derived one. A key too short or too long, or one that two rows share, is a problem at its line.
+ */
+export function rowIdempotencyKeys(
+  file: Pick<BatchFile, 'rows' | 'sha256'>,
+  options: {field?: string; prefix?: string} = {},
+): {keys: RowKey[]; problems: BatchProblem[]} {
+  const field = options.field ?? IDEMPOTENCY_FIELD
+  const keys: RowKey[] = []
+  const problems: BatchProblem[] = []
+  const used = new Map<string, number>()
+  for (const {line, row, fields} of file.rows) {
+    const own = fields[field]
+    let key: string
+    let derived = false
+    if (own === undefined) {
+      key = deriveIdempotencyKey(file.sha256, row, options.prefix)
+      derived = true
+    } else if (typeof own === 'string' || (typeof own === 'number' && Number.isSafeInteger(own))) {
+      key = String(own).trim()
+      if (key.length < KEY_MIN || key.length > KEY_MAX) {
+        problems.push({line, field, message: `must be ${KEY_MIN} to ${KEY_MAX} characters; it has ${key.length}`})
+        continue
+      }
+    } else {
+      problems.push({line, field, message: 'must be a text of 8 to 255 characters'})
+      continue
+    }
+    const earlier = used.get(key)
+    if (earlier !== undefined) {
+      problems.push({line, field, message: `is the key of line ${earlier} too: each row needs its own`})
+      continue
+    }
+    used.set(key, line)
+    keys.push({line, row, key, derived})
+  }
+  return {keys, problems}
+}

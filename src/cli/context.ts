@@ -1,0 +1,188 @@
+import type {Readable, Writable} from 'node:stream'
+
+import type {GatewayApi} from '../api/gateway.js'
+import type {Session} from '../api/profile.js'
+import type {ProfileStore} from '../api/store.js'
+import {detectTerminal, jsonText, painter, type Paint, type Terminal, type TtyFacts} from './terminal.js'
+
+/** The streams a command talks through, and what the terminal behind them allows. */
+export interface IO extends Terminal {
+  stdin: Readable
+  stdout: Writable
+  stderr: Writable
+  /** Key presses from the terminal in raw mode, one at a time; the terminal is restored when iteration stops. */
+  keys(onReady?: () => void): AsyncGenerator<string>
+}
+
+/** The options every command takes (the global flags). */
+export interface Globals {
+  profile: string
+  /** An explicit base URL (flag or GATEWAY_BASE_URL). */
+  baseUrl?: string
+  timeoutMs: number
+  /** Retries of a request that may be repeated safely (--retries); 3 when not set. */
+  retries?: number
+  debug: boolean
+  json: boolean
+}
+
+export interface ContextOptions {
+  io: IO
+  env: NodeJS.ProcessEnv
+  configDir: string
+  /** The program's name in commands shown to the user. */
+  bin?: string
+  now?: () => number
+  sleep?: (ms: number) => Promise<void>
+  /** Resolves with the first SIGINT or SIGTERM (or its stand-in in tests). */
+  interrupted?: () => Promise<NodeJS.Signals>
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Everything a command's logic needs from the world: IO, environment, clock, config folder and the
+ * gateway. The process builds one from itself; tests build one with captured streams, pointed at
+ * an in-process sandbox, and call the same logic.
+ */
+export class CommandContext {
+  readonly io: IO
+  readonly env: NodeJS.ProcessEnv
+  readonly configDir: string
+  readonly bin: string
+  readonly now: () => number
+  readonly sleep: (ms: number) => Promise<void>
+  readonly interrupted: () => Promise<NodeJS.Signals>
+  readonly paint: Paint
+  globals: Globals = {profile: 'default', timeoutMs: 30_000, retries: 3, debug: false, json: false}
+  /** How the command ended: set once, by the base command. */
+  exitCode = 0
+  /**
+   * Set once a stream of records has started on stdout: an error can no longer join the document
+   * there, so it goes to stderr (as JSON under --json).
+   */
+  streaming = false
+  private opened?: Promise<Session>
+  private storeInstance?: ProfileStore
+  /** Secrets handled outside any client (a secret read for login): blanked out of every error. */
+  private readonly extraSecrets = new Set<string>()
+
+  constructor(options: ContextOptions) {
+    this.io = options.io
+    this.env = options.env
+    this.configDir = options.configDir
+    this.bin = options.bin ?? 'gateway'
+    this.now = options.now ?? Date.now
+    this.sleep = options.sleep ?? realSleep
+    this.interrupted = options.interrupted ?? (() => new Promise(() => {}))
+    this.paint = painter(options.io.color)
+  }
+
+  /** Data: stdout. */
+  out(text = ''): void {
+    this.io.stdout.write(`${text}\n`)
+  }
+
+  /** Notes, progress and warnings: stderr, so stdout stays data only. */
+  note(text: string): void {
+    this.io.stderr.write(`${text}\n`)
+  }
+
+  /** One JSON document on stdout. */
+  json(value: unknown): void {
+    this.io.stdout.write(jsonText(value))
+  }
+
+  /** The trace sink of --debug, or none. */
+  get trace(): ((line: string) => void) | undefined {
+    return this.globals.debug ? (line) => this.io.stderr.write(`${line}\n`) : undefined
+  }
+
+  async store(): Promise<ProfileStore> {
+    if (!this.storeInstance) {
+      const {ProfileStore} = await import('../api/store.js')
+      this.storeInstance = new ProfileStore(this.configDir)
+    }
+    return this.storeInstance
+  }
+
+  /** The profile named by --profile, with a client for its gateway. Opened once per command. */
+  session(options: {timeoutMs?: number} = {}): Promise<Session> {
+    this.opened ??= (async () => {
+      const {openSession} = await import('../api/profile.js')
+      return openSession({
+        profile: this.globals.profile,
+        baseUrl: this.globals.baseUrl,
+        timeoutMs: options.timeoutMs ?? this.globals.timeoutMs,
+        retries: this.globals.retries ?? 3,
+        sleep: this.sleep,
+        trace: this.trace,
+        env: this.env,
+        store: await this.store(),
+      })
+    })()
+    return this.opened
+  }
+
+  /** The gateway's typed endpoints, on the profile's session. */
+  async api(options: {timeoutMs?: number} = {}): Promise<GatewayApi> {
+    const session = await this.session(options)
+    const {GatewayApi} = await import('../api/gateway.js')
+    return new GatewayApi(session.client)
+  }
+
+  /** Remembers a secret this command handled, so no error can print it. */
+  handled(secret: string): void {
+    if (secret) this.extraSecrets.add(secret)
+  }
+
+  /** Every secret this command has handled. */
+  async secrets(): Promise<string[]> {
+    const session = this.opened ? await this.opened.catch(() => undefined) : undefined
+    return [this.env.GATEWAY_CLIENT_SECRET ?? '', ...this.extraSecrets, ...(session?.client.secrets() ?? [])].filter(Boolean)
+  }
+
+  async close(): Promise<void> {
+    const session = this.opened ? await this.opened.catch(() => undefined) : undefined
+    await session?.client.close()
+  }
+}
+
+/** IO on the process's own streams. */
+export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
+  const facts: TtyFacts = {
+    stdoutTTY: Boolean(process.stdout.isTTY),
+    stderrTTY: Boolean(process.stderr.isTTY),
+    stdinTTY: Boolean(process.stdin.isTTY),
+    stdoutColumns: process.stdout.columns,
+  }
+  return {
+    ...detectTerminal(facts, env),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    keys: (onReady) => terminalKeys(onReady),
+  }
+}
+
+async function* terminalKeys(onReady?: () => void): AsyncGenerator<string> {
+  const {readKeys} = await import('./keys.js')
+  yield* readKeys(process.stdin, onReady)
+}
+
+/** The context of a real process: its streams, environment, clock and signals. */
+export async function processContext(bin = 'gateway'): Promise<CommandContext> {
+  const {configDir} = await import('../api/store.js')
+  const env = process.env
+  return new CommandContext({
+    io: processIO(env),
+    env,
+    configDir: configDir(env),
+    bin,
+    interrupted: () =>
+      new Promise((resolve) => {
+        process.once('SIGINT', resolve)
+        process.once('SIGTERM', resolve)
+      }),
+  })
+}

@@ -1,0 +1,188 @@
+import {
+  AuthError,
+  ConfigError,
+  GatewayError,
+  NotFoundError,
+  RateLimitError,
+  RejectedError,
+  UnavailableError,
+} from '../api/errors.js'
+
+/**
+ * The exit codes, in one place (the README's table is the same list):
+ *   0 ok · 1 unexpected · 2 usage or validation, nothing sent · 3 authentication or permission
+ *   4 not found · 5 rejected by the gateway · 6 rate limited after retries · 7 gateway or network failure
+ *   8 `--watch` timed out · 9 `--watch` saw the record settle in another final status
+ */
+export const ExitCode = {
+  Ok: 0,
+  Unexpected: 1,
+  Usage: 2,
+  Auth: 3,
+  NotFound: 4,
+  Rejected: 5,
+  RateLimited: 6,
+  Unavailable: 7,
+  WatchTimeout: 8,
+  WatchSettled: 9,
+  /** Ctrl-C at a prompt or in the pager, as the signal would have ended the process. */
+  Interrupted: 130,
+} as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+export interface CliErrorOptions {
+  messages?: string[]
+  hint?: string
+  body?: unknown
+  cause?: unknown
+}
+
+/**
+ * What a command had already found when it failed, shown with the error: lines on stdout for a
+ * person, fields beside `error` in the --json document.
+ */
+export interface Report {
+  lines: string[]
+  json: Record<string, unknown>
+}
+
+/** Attaches a report to an error, so the error and what the command found go out together. */
+export class ReportedError extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly report: Report,
+  ) {
+    super(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** An error of the CLI itself, with the exit code it ends the process with. */
+export abstract class CliError extends Error {
+  abstract readonly exitCode: ExitCode
+  abstract readonly code: string
+  readonly messages: string[]
+  readonly hint?: string
+  readonly body?: unknown
+
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : {cause: options.cause})
+    this.name = new.target.name
+    this.messages = options.messages ?? []
+    this.hint = options.hint
+    this.body = options.body
+  }
+}
+
+/** Bad input: caught before anything was sent. */
+export class UsageError extends CliError {
+  readonly exitCode = ExitCode.Usage
+  readonly code = 'USAGE'
+}
+
+/** A watch ran out of time before the record reached the awaited status. */
+export class WatchTimeoutError extends CliError {
+  readonly exitCode = ExitCode.WatchTimeout
+  readonly code = 'WATCH_TIMEOUT'
+}
+
+/** A watched record settled in a final status other than the awaited one. */
+export class WatchSettledError extends CliError {
+  readonly exitCode = ExitCode.WatchSettled
+  readonly code = 'WATCH_SETTLED'
+}
+
+/** Ctrl-C where the terminal was in raw mode: ends quietly with 130. */
+export class InterruptedError extends CliError {
+  readonly exitCode = ExitCode.Interrupted
+  readonly code = 'INTERRUPTED'
+
+  constructor() {
+    super('interrupted')
+  }
+}
+
+/** The gateway client's error classes, each with the exit code it means. Subclasses first. */
+const GATEWAY_EXIT: Array<[new (...args: never[]) => GatewayError, ExitCode, string?]> = [
+  // A setting refused before anything was sent is a usage error to the operator.
+  [ConfigError, ExitCode.Usage, 'USAGE'],
+  [AuthError, ExitCode.Auth],
+  [NotFoundError, ExitCode.NotFound],
+  [RejectedError, ExitCode.Rejected],
+  [RateLimitError, ExitCode.RateLimited],
+  [UnavailableError, ExitCode.Unavailable],
+]
+
+export interface DescribedError {
+  exitCode: ExitCode
+  /** The `error` member of the --json document. */
+  payload: Record<string, unknown>
+  /** One line per problem. */
+  message: string
+  hint?: string
+}
+
+/** oclif's own parse errors (unknown flags, missing or invalid values): all usage errors. */
+interface OclifError extends Error {
+  oclif?: {exit?: number}
+}
+
+/**
+ * A text with its control characters shown as escapes (\n, \t, \u001b), so that a value the
+ * operator typed, echoed in an error, keeps to its line and cannot drive the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
+    const named: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
+}
+
+/** One line per problem: a CLI error's own list when it has one, else its message, each made printable. */
+function problemLines(error: CliError): string {
+  const problems = error.messages.length > 0 ? error.messages : [error.message]
+  return problems.map(printable).join('\n')
+}
+
+/** Every error the CLI can meet, mapped to its exit code and its --json payload: the one map. */
+export function describeError(error: unknown): DescribedError {
+  if (error instanceof ReportedError) return describeError(error.error)
+  if (error instanceof CliError) {
+    return {exitCode: error.exitCode, payload: payloadOf(error.code, error.exitCode, error), message: problemLines(error), hint: error.hint}
+  }
+  if (error instanceof GatewayError) {
+    const [, exitCode, code] = GATEWAY_EXIT.find(([type]) => error instanceof type) ?? [GatewayError, ExitCode.Unexpected]
+    return {exitCode, payload: payloadOf(code ?? error.code, exitCode, error), message: printable(error.message), hint: error.hint}
+  }
+  const oclif = (error as OclifError | undefined)?.oclif
+  if (error instanceof Error && oclif) {
+    const message = oneLine(error.message)
+    const exitCode = (oclif.exit === undefined || oclif.exit === 1 ? ExitCode.Usage : oclif.exit) as ExitCode
+    return {exitCode, payload: {code: 'USAGE', exitCode, message}, message}
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return {exitCode: ExitCode.Unexpected, payload: {code: 'UNEXPECTED', exitCode: ExitCode.Unexpected, message}, message}
+}
+
+function payloadOf(
+  code: string,
+  exitCode: ExitCode,
+  error: {message: string; messages: string[]; hint?: string; body?: unknown; status?: number},
+): Record<string, unknown> {
+  return {
+    code,
+    exitCode,
+    message: error.message,
+    ...(error.status === undefined ? {} : {status: error.status}),
+    ...(error.messages.length > 0 ? {messages: error.messages} : {}),
+    ...(error.hint === undefined ? {} : {hint: error.hint}),
+    ...(error.body === undefined ? {} : {body: error.body}),
+  }
+}
+
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !/^See more help with/.test(line))
+    .join(' ')
+}

@@ -1,0 +1,23 @@
+import {readFileSync} from 'node:fs'
+
+import {closest} from './parse-errors.js'
+
+/**
+ * The one line for a command that does not exist (`gateway tx craete`) is a usage error: exit 2, one line, with the
+ * closest command, or undefined for any other error. In a terminal the not-found plugin has
+ * already offered to run the closest command instead.
+ */
+export function commandNotFound(error: unknown, argv: readonly string[], manifestPath: URL, bin: string): string | undefined {
+  const oclif = (error as {oclif?: {exit?: number}} | undefined)?.oclif
+  if (!oclif || oclif.exit !== 127) return undefined
+  let ids: string[] = []
+  try {
+    ids = Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as {commands: Record<string, unknown>}).commands).map((id) => id.replaceAll(':', ' '))
+  } catch {
+    // Without the manifest there is nothing to suggest from.
+  }
+  const words = argv.slice(0, argv.findIndex((word) => word.startsWith('-')) === -1 ? argv.length : argv.findIndex((word) => word.startsWith('-')))
+  const typed = words.slice(0, 3).join(' ')
+  const near = closest(typed, ids) ?? closest(words.slice(0, 2).join(' '), ids)
+  return `${typed} is not a ${bin} command${near ? `; did you mean ${bin} ${near}?` : ''} (${bin} --help lists them)`
+}

@@ -1,0 +1,26 @@
+import type {IO} from '../cli/context.js'
+import {UsageError} from '../cli/errors.js'
+
+/** Reads --body: a JSON object from a file, or from stdin with "-". */
+export async function readJsonBody(source: string, io: IO, flag = '--body'): Promise<Record<string, unknown>> {
+  let text: string
+  try {
+    if (source === '-') {
+      const {readStdin} = await import('../output/prompt.js')
+      text = await readStdin(io)
+    } else {
+      const {readFile} = await import('node:fs/promises')
+      text = await readFile(source, 'utf8')
+    }
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot read ${source}: ${(error as Error).message}`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`${flag}: ${source} is not valid JSON (${(error as Error).message})`)
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${flag}: ${source} must hold a JSON object`)
+  return value as Record<string, unknown>
+}

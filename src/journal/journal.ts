@@ -1,0 +1,256 @@
+import {randomUUID} from 'node:crypto'
+import {mkdirSync} from 'node:fs'
+import {link, open, readdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import {withFileLock} from '../api/lock.js'
+
+/**
+ * The journal of money-moving requests: `journal.jsonl` in the config folder, one JSON record a
+ * line, mode 0600, append-only. Before a request that moves money is sent, a `request` record is
+ * written (and flushed to disk); after the answer, an `outcome` record. A request whose last
+ * outcome is missing, or says the outcome is unknown, is pending: nobody knows whether the money
+ * moved, and replaying it under its idempotency key answers the original record or creates it once.
+ */
+
+export const JOURNAL_FILE = 'journal.jsonl'
+const LOCK_FILE = 'journal.lock'
+/** Past this size, the next append first rotates the file: settled entries go to an archive, pending ones stay. */
+export const DEFAULT_MAX_BYTES = 1 << 20
+/** Archives kept after a rotation; older ones are removed. */
+export const DEFAULT_ARCHIVES = 5
+
+/** Where a request stands: done (answered with a record), failed (refused: no money moved), or pending (unknown). */
+export type EntryState = 'pending' | 'done' | 'failed'
+
+/** The request as it was sent, to replay it byte for byte in meaning. */
+export interface ReplayRequest {
+  method: 'POST'
+  path: string
+  body: Record<string, unknown>
+}
+
+/** What a money-moving command tells the journal about the request it is about to send. */
+export interface JournalSpec {
+  /** The command, as the operator would type it after the program's name: "tx create", "withdraw". */
+  command: string
+  idempotencyKey: string
+  amount: number
+  externalCode?: string
+  /** Where the money goes (a PIX key): stored masked, like a document. */
+  destination?: string
+  /** The request exactly as sent, replayed by `journal retry`. */
+  request: ReplayRequest
+  /** Path of the created record's lookup, `{id}` standing for its id, to read its current status after a replay. */
+  lookup?: string
+}
+
+export interface RequestRecord extends JournalSpec {
+  type: 'request'
+  /** The entry's own id: outcomes name it. */
+  entry: string
+  at: string
+  profile: string
+  baseUrl: string
+}
+
+export interface OutcomeRecord {
+  type: 'outcome'
+  entry: string
+  at: string
+  state: EntryState
+  /** What recorded it: the command itself, or `journal retry`. */
+  by: string
+  id?: string
+  status?: string
+  /** The gateway answered with the record of an earlier request under the same key. */
+  replayed?: boolean
+  error?: {code: string; message: string; status?: number}
+}
+
+export type JournalRecord = RequestRecord | OutcomeRecord
+
+/** One request with what became of it. */
+export interface JournalEntry extends RequestRecord {
+  state: EntryState
+  /** The last outcome recorded, if any. */
+  outcome?: OutcomeRecord
+  /** How many outcomes were recorded (attempts that got an answer or an error). */
+  outcomes: number
+}
+
+export interface JournalOptions {
+  maxBytes?: number
+  archives?: number
+}
+
+/** Masks a PIX key or a document as the gateway masks documents: all but the last four characters become `*`. */
+export function maskKey(value: string): string {
+  const text = value.trim()
+  return text.length <= 4 ? '*'.repeat(text.length) : `${'*'.repeat(text.length - 4)}${text.slice(-4)}`
+}
+
+/** Reads journal lines, skipping any that cannot be parsed (a line cut short by a crash). */
+export function parseRecords(text: string): JournalRecord[] {
+  const records: JournalRecord[] = []
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      const value = JSON.parse(line) as JournalRecord
+      if (value && (value.type === 'request' || value.type === 'outcome') && typeof value.entry === 'string') records.push(value)
+    } catch {
+      // A torn line: the entry it belonged to shows as pending, which is the safe reading.
+    }
+  }
+  return records
+}
+
+/** Folds records into entries, in the order their requests were written. */
+export function foldEntries(records: readonly JournalRecord[]): JournalEntry[] {
+  const entries = new Map<string, JournalEntry>()
+  const orphans = new Map<string, OutcomeRecord[]>()
+  for (const record of records) {
+    if (record.type === 'request') {
+      if (entries.has(record.entry)) continue
+      const entry: JournalEntry = {...record, state: 'pending', outcomes: 0}
+      entries.set(record.entry, entry)
+      for (const outcome of orphans.get(record.entry) ?? []) settle(entry, outcome)
+      orphans.delete(record.entry)
+    } else {
+      const entry = entries.get(record.entry)
+      if (entry) settle(entry, record)
+      else orphans.set(record.entry, [...(orphans.get(record.entry) ?? []), record])
+    }
+  }
+  return [...entries.values()]
+}
+
+/** A later outcome wins, but a known outcome is never undone by an unknown one. */
+function settle(entry: JournalEntry, outcome: OutcomeRecord): void {
+  entry.outcomes += 1
+  if (entry.state !== 'pending' && outcome.state === 'pending') return
+  entry.state = outcome.state
+  entry.outcome = outcome
+}
+
+/** Lines of one process wait here for each other before they take the file lock, instead of polling it. */
+const queues = new Map<string, Promise<unknown>>()
+
+export class Journal {
+  readonly dir: string
+  readonly path: string
+  private readonly maxBytes: number
+  private readonly archives: number
+
+  constructor(dir: string, options: JournalOptions = {}) {
+    this.dir = dir
+    this.path = join(dir, JOURNAL_FILE)
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+    this.archives = options.archives ?? DEFAULT_ARCHIVES
+  }
+
+  static newEntryId(): string {
+    return randomUUID()
+  }
+
+  /**
+   * Appends one record as one line, under the journal's lock (across processes) so that a rotation
+   * never races an append. With `durable`, the line is on disk before this returns.
+   */
+  async append(record: JournalRecord, options: {durable?: boolean} = {}): Promise<void> {
+    const line = `${JSON.stringify(record)}\n`
+    await this.exclusive(async () => {
+      await this.rotateIfNeeded()
+      const handle = await open(this.path, 'a+', 0o600)
+      try {
+        // A line cut short by a crash must not swallow the next one.
+        const {size} = await handle.stat()
+        let text = line
+        if (size > 0) {
+          const last = Buffer.alloc(1)
+          const {bytesRead} = await handle.read(last, 0, 1, size - 1)
+          if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`
+        }
+        await handle.appendFile(text, 'utf8')
+        if (options.durable) await handle.datasync()
+      } finally {
+        await handle.close()
+      }
+    })
+  }
+
+  /** Every entry, with its state, as the journal holds it now. */
+  async entries(): Promise<JournalEntry[]> {
+    let text: string
+    try {
+      text = await readFile(this.path, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw error
+    }
+    return foldEntries(parseRecords(text))
+  }
+
+  /** Runs fn holding the journal: first in this process's queue, then under the lock file. */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    const previous = queues.get(this.path) ?? Promise.resolve()
+    const run = previous.then(
+      () => withFileLock(join(this.dir, LOCK_FILE), fn, {waitMs: 30_000}),
+      () => withFileLock(join(this.dir, LOCK_FILE), fn, {waitMs: 30_000}),
+    )
+    const tail = run.catch(() => undefined)
+    queues.set(this.path, tail)
+    try {
+      return await run
+    } finally {
+      if (queues.get(this.path) === tail) queues.delete(this.path)
+    }
+  }
+
+  /**
+   * Past the size limit: the settled entries go to an archive (journal-<time>.jsonl) and the pending
+   * ones, with their last outcome, start the new file. The new file is written aside and renamed
+   * into place after the old one is linked to its archive name, so a crash at any step leaves every
+   * pending entry in journal.jsonl.
+   */
+  private async rotateIfNeeded(): Promise<void> {
+    const size = await stat(this.path).then(
+      (info) => info.size,
+      () => 0,
+    )
+    if (size < this.maxBytes) return
+    const text = await readFile(this.path, 'utf8')
+    const pending = foldEntries(parseRecords(text)).filter((entry) => entry.state === 'pending')
+    const lines = pending.flatMap(({state: _state, outcome, outcomes: _outcomes, ...request}) => [
+      JSON.stringify(request),
+      ...(outcome ? [JSON.stringify(outcome)] : []),
+    ])
+    const kept = lines.length > 0 ? `${lines.join('\n')}\n` : ''
+    // Unless at least half the file is settled history, rotating would free little: keep appending.
+    if (Buffer.byteLength(kept) > size / 2) return
+    const aside = `${this.path}.${process.pid}.tmp`
+    await writeFile(aside, kept, {mode: 0o600})
+    const handle = await open(aside, 'r+')
+    try {
+      await handle.datasync()
+    } finally {
+      await handle.close()
+    }
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '')
+    await link(this.path, join(this.dir, `journal-${stamp}.jsonl`))
+    await rename(aside, this.path)
+    await this.pruneArchives()
+  }
+
+  /** The archive files, oldest first. */
+  async archiveFiles(): Promise<string[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[])
+    return names.filter((name) => /^journal-\d{8}T\d{9}Z\.jsonl$/.test(name)).sort()
+  }
+
+  private async pruneArchives(): Promise<void> {
+    const archives = await this.archiveFiles()
+    for (const name of archives.slice(0, Math.max(0, archives.length - this.archives))) await rm(join(this.dir, name), {force: true})
+  }
+}

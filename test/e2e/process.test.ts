@@ -1,0 +1,67 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
+
+/**
+ * What only a real process shows: its exit code (oclif's own would be 1 under --json), and that a
+ * pipe gets no colour. Every other behaviour is tested in-process through the command context.
+ */
+describe('the built CLI as a process', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+    expect(login.code).toBe(0)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+  })
+
+  it.each([
+    [['tx', 'create', '--amount', '10.00'], 2, 'USAGE'],
+    [['tx', 'create', '--ammount', '100'], 2, 'USAGE'],
+    [['tx', 'get', '00000000-0000-4000-8000-000000000000'], 4, 'NOT_FOUND'],
+    [['sandbox', 'refund', '00000000-0000-4000-8000-000000000000'], 4, 'NOT_FOUND'],
+  ])('%j exits %i, as text and under --json', async (args, code, name) => {
+    const text = await runCli(args, {env})
+    expect(text.code).toBe(code)
+    expect(text.stdout).toBe('')
+    expect(text.stderr).toMatch(/^Error: /)
+    const json = await runCli([...args, '--json'], {env})
+    expect(json.code).toBe(code)
+    expect(json.stderr).toBe('')
+    expect(JSON.parse(json.stdout).error).toMatchObject({code: name, exitCode: code})
+  })
+
+  it('exits 3 without a login and 7 when the gateway cannot be reached', async () => {
+    const other = tempConfigDir()
+    try {
+      const none = await runCli(['auth', 'token', '--json'], {env: {GATEWAY_CONFIG_DIR: other.dir}})
+      expect(none.code).toBe(3)
+      const down = await runCli(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--base-url', 'http://127.0.0.1:9', '--json'], {
+        env: {GATEWAY_CONFIG_DIR: other.dir, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
+      })
+      expect(down.code).toBe(7)
+      expect(JSON.parse(down.stdout).error.code).toBe('UNAVAILABLE')
+    } finally {
+      other.remove()
+    }
+  })
+
+  it('writes no colour and no spinner into a pipe, and sends nothing for refused input', async () => {
+    const before = (await stats(sandbox.baseUrl)).requests
+    const refused = await runCli(['tx', 'create', '--amount', '-5'], {env})
+    expect(refused.code).toBe(2)
+    expect((await stats(sandbox.baseUrl)).requests).toBe(before)
+    const created = await runCli(['tx', 'create', '--amount', '100'], {env})
+    expect(created.code).toBe(0)
+    expect(created.stdout + created.stderr).not.toMatch(/\u001B\[/)
+  })
+})
