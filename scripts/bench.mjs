@@ -1,107 +1,403 @@
 #!/usr/bin/env node
-// Speed and memory of the built CLI against the embedded sandbox, measured in one run so the
-// ratios compare like with like:
-//   - start-up: bare `node`, then gateway commands, each the median of several runs, as a ratio;
-//   - export: `deposits list --all` of 10,000 and 100,000 deposits, wall time and peak memory.
-// Usage: npm run bench [-- --runs 15] [-- --sizes 10000,100000]
-import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+// Speed and memory of the built CLI and of the sandbox, measured side by side in one run so that
+// every ratio compares like with like on this machine, printed as one table (Markdown) on stdout;
+// progress goes to stderr. Nothing here asserts: the targets are shown next to the figures.
+//
+//   start-up     bare `node -e 0`, then gateway commands, each the median of --runs runs, taken
+//                in turns so that a busy moment of the machine falls on all of them alike;
+//   export       every deposit of a seeded sandbox as NDJSON (`deposits list --all`), against a
+//                plain sequential `fetch` paging loop (scripts/bench-plain-export.mjs), at 0 ms
+//                (median of --export-runs runs, in turns) and at --latency ms per answer (one run):
+//                wall time and peak RSS, every record checked to come exactly once and in the
+//                loop's order;
+//   cron loop    100 sequential `tx create` runs with the credentials in the environment: how long,
+//                and how many token requests the sandbox saw;
+//   sandbox      deposit paging under autocannon against a bare node:http server answering a static
+//                body of the same size, create throughput, and the time to seed 100,000 deposits.
+//
+// Rows that need a flag the CLI does not have yet (see its --help) say so instead of failing.
+// Usage: npm run bench [-- --runs 21] [--sizes 10000,100000] [--export-runs 3] [--latency 50] [--cron 100] [--duration 5]
+import {spawn, spawnSync} from 'node:child_process'
+import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
+
+import autocannon from 'autocannon'
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
   return index === -1 ? fallback : process.argv[index + 1]
 }
-const runs = Number(option('runs', 15))
-const sizes = String(option('sizes', '10000,100000')).split(',').map(Number)
+const RUNS = Math.max(20, Number(option('runs', 21)))
+const SIZES = String(option('sizes', '10000,100000')).split(',').map(Number)
+const LATENCY = Number(option('latency', 50))
+const CRON_RUNS = Number(option('cron', 100))
+const DURATION = Number(option('duration', 5))
+const EXPORT_RUNS = Number(option('export-runs', 3))
+const PER_PAGE = 100
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
-const {startSandbox} = await import(new URL('../dist/sandbox/server.js', import.meta.url).href)
-const home = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
+const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
+const work = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_')))
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS'))
+const CLIENT = {GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
+const progress = (text) => process.stderr.write(`${text}\n`)
 
-/** Runs a command to completion; answers its wall time in ms and, with /usr/bin/time, its peak RSS in MiB. */
-function measure(argv, env, {exitCode = 0} = {}) {
-  return new Promise((resolve, reject) => {
-    const command = timeBin ? [timeBin, '-f', '%M', ...argv] : argv
-    const started = performance.now()
-    const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', 'ignore', 'pipe']})
-    let stderr = ''
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      const ms = performance.now() - started
-      if (code !== exitCode) return reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr.trim()}`))
-      const kb = timeBin ? Number(stderr.trim().split('\n').at(-1)) : Number.NaN
-      resolve({ms, rssMiB: kb / 1024})
-    })
-  })
-}
-
-/** Runs the CLI and answers its stdout (async: the sandbox shares this process's event loop). */
-function gateway(args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.stderr.on('data', (chunk) => (err += chunk))
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`gateway ${args[0]} exited ${code}: ${err.trim()}`))))
-  })
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
-}
-
-async function startup(label, argv, env, exitCode = 0) {
-  const times = []
-  for (let index = 0; index < runs; index += 1) times.push((await measure(argv, env, {exitCode})).ms)
-  return {label, ms: median(times)}
-}
-
+/** The table: one row per measure. */
 const rows = []
-const sandbox = await startSandbox({host: '127.0.0.1', port: 0})
-try {
-  const env = {...baseEnv, GATEWAY_CONFIG_DIR: join(home, 'config')}
-  await gateway(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
-  const {id} = JSON.parse(await gateway(['tx', 'create', '--amount', '1000', '--json'], env))
+const row = (measure, result, versus = '', target = '') => rows.push({measure, result, versus, target})
+const section = (title) => rows.push({section: title})
+let failures = 0
 
-  const floor = await startup('node -e ""', [process.execPath, '-e', ''], env)
-  rows.push(floor)
-  for (const [label, args, exitCode] of [
-    ['gateway --version', ['--version']],
-    ['gateway auth token (cached)', ['auth', 'token']],
-    ['gateway tx get ID --json', ['tx', 'get', id, '--json']],
-    ['gateway tx create --amount 0 (refused offline)', ['tx', 'create', '--amount', '0'], 2],
-  ]) {
-    rows.push(await startup(label, [process.execPath, bin, ...args], env, exitCode))
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/**
+ * Runs a command to completion: its wall time in ms and, with /usr/bin/time, its peak RSS in MiB.
+ * stdout goes to `stdoutFile` when given, else nowhere.
+ */
+async function measure(argv, {env = baseEnv, exitCode = 0, stdoutFile} = {}) {
+  const rssFile = join(work, 'rss')
+  const command = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...argv] : argv
+  const out = stdoutFile ? await open(stdoutFile, 'w') : undefined
+  try {
+    return await new Promise((resolve, reject) => {
+      const started = performance.now()
+      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out ? out.fd : 'ignore', 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.on('error', reject)
+      child.on('close', (code) => {
+        const ms = performance.now() - started
+        if (code !== exitCode) return reject(new Error(`${argv.slice(1).join(' ')} exited ${code}, not ${exitCode}: ${stderr.trim().slice(0, 400)}`))
+        const kb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number.NaN
+        resolve({ms, rssMiB: kb / 1024})
+      })
+    })
+  } finally {
+    await out?.close()
   }
-  console.log(`Start-up, median of ${runs} runs (ratio to bare node):`)
-  for (const row of rows) console.log(`  ${row.label.padEnd(48)} ${row.ms.toFixed(0).padStart(6)} ms  ${(row.ms / floor.ms).toFixed(2)}x`)
-} finally {
-  await sandbox.close()
 }
 
-console.log(`\nExport of every deposit, \`deposits list --all --output ndjson --per-page 100\`${timeBin ? '' : ' (no /usr/bin/time: memory not measured)'}:`)
-for (const size of sizes) {
-  const seeded = performance.now()
-  const big = await startSandbox({host: '127.0.0.1', port: 0, seedDeposits: size})
-  const seedMs = performance.now() - seeded
+/** Runs the CLI and answers its stdout. */
+function gateway(args, env) {
+  const result = spawnSync(process.execPath, [bin, ...args], {env, encoding: 'utf8'})
+  if (result.status !== 0) throw new Error(`gateway ${args.join(' ')} exited ${result.status}: ${result.stderr.trim()}`)
+  return result.stdout
+}
+
+/** Whether `gateway <command>` has a flag, from its --help. */
+const helpCache = new Map()
+function hasFlag(command, flag) {
+  if (!helpCache.has(command)) helpCache.set(command, gateway([...command.split(' '), '--help'], baseEnv))
+  return helpCache.get(command).includes(`--${flag}`)
+}
+
+/** `gateway sandbox start` in a child process, on a free port; answers when it listens. */
+async function startSandbox(flags = []) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', ...flags], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const line = await new Promise((resolve, reject) => {
+    const lines = createInterface({input: child.stdout})
+    lines.once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`sandbox start ${flags.join(' ')} exited ${code}: ${stderr.trim()}`)))
+  })
+  const readyMs = performance.now() - started
+  const {baseUrl} = JSON.parse(line)
+  return {
+    baseUrl,
+    readyMs,
+    async close() {
+      if (child.exitCode !== null) return
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+async function tokenFor(baseUrl) {
+  const response = await fetch(`${baseUrl}/auth/token`, {
+    method: 'POST',
+    headers: {'content-type': 'application/x-www-form-urlencoded'},
+    body: new URLSearchParams({grant_type: 'client_credentials', client_id: CLIENT.GATEWAY_CLIENT_ID, client_secret: CLIENT.GATEWAY_CLIENT_SECRET}),
+  })
+  if (!response.ok) throw new Error(`token request: ${response.status}`)
+  return (await response.json()).access_token
+}
+
+/** How long `sandbox start --seed-deposits N` took to listen, by N. */
+const seedTimes = new Map()
+
+const stats = async (baseUrl) => (await fetch(`${baseUrl}/_sandbox/stats`)).json()
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const ms = (value) => `${value.toFixed(0)} ms`
+const seconds = (value) => `${(value / 1000).toFixed(2)} s`
+const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RSS n/a')
+const ratio = (value) => `${value.toFixed(2)}x`
+const count = (value) => value.toLocaleString('en-US')
+
+/** The ids of an NDJSON file, in order. */
+async function idsOf(file) {
+  const ids = []
+  for await (const line of createInterface({input: createReadStream(file)})) if (line) ids.push(JSON.parse(line).id)
+  return ids
+}
+
+/** Checks an export against the expected ids: every record exactly once, in order. Answers a problem or undefined. */
+function checkExport(ids, expected) {
+  const seen = new Set()
+  for (const [index, id] of ids.entries()) {
+    if (seen.has(id)) return `record ${id} twice`
+    seen.add(id)
+    if (id !== expected[index]) return `record ${index + 1} is ${id}, expected ${expected[index]}`
+  }
+  if (ids.length !== expected.length) return `${count(ids.length)} records, expected ${count(expected.length)}`
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up
+
+async function startup() {
+  progress(`start-up: ${RUNS} runs of each command, in turns`)
+  const sandbox = await startSandbox()
   try {
-    const env = {...baseEnv, GATEWAY_CONFIG_DIR: join(home, `export-${size}`), GATEWAY_BASE_URL: big.baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
-    for (const format of ['ndjson', 'csv']) {
-      const result = await measure([process.execPath, bin, 'deposits', 'list', '--all', '--output', format, '--per-page', '100'], env)
-      console.log(
-        `  ${String(size).padStart(7)} deposits, ${format.padEnd(6)} ${(result.ms / 1000).toFixed(2).padStart(6)} s wall, peak RSS ${result.rssMiB.toFixed(0)} MiB  (sandbox seeded in ${(seedMs / 1000).toFixed(1)} s)`,
-      )
+    const env = {...baseEnv, GATEWAY_CONFIG_DIR: join(work, 'startup'), GATEWAY_BASE_URL: sandbox.baseUrl}
+    gateway(['login', '--client-id', 'sandbox'], {...env, GATEWAY_CLIENT_SECRET: CLIENT.GATEWAY_CLIENT_SECRET})
+    const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json'], env))
+    const commands = [
+      {label: '`node -e 0`', argv: [process.execPath, '-e', '0']},
+      {label: '`gateway --version`', argv: [process.execPath, bin, '--version'], target: 2},
+      {label: '`gateway tx get ID --json` (cached token)', argv: [process.execPath, bin, 'tx', 'get', id, '--json'], target: 2},
+      {label: '`gateway tx create --amount 10.00` (bad flag, refused)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '10.00'], exitCode: 2, target: 1.5},
+      {label: '`gateway tx create --amount 0` (refused by the rules)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '0'], exitCode: 2},
+    ]
+    for (const command of commands) command.times = []
+    for (let run = 0; run < RUNS; run += 1) {
+      for (const command of commands) command.times.push((await measure(command.argv, {env, exitCode: command.exitCode ?? 0})).ms)
+    }
+    const floor = median(commands[0].times)
+    section(`Start-up: median wall time of ${RUNS} runs each, against bare Node`)
+    for (const command of commands) {
+      const value = median(command.times)
+      row(command.label, ms(value), ratio(value / floor), command.target ? `≤ ${command.target}x` : '')
     }
   } finally {
-    await big.close()
+    await sandbox.close()
   }
 }
-rmSync(home, {recursive: true, force: true})
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+async function exportRuns() {
+  const latencyFlag = hasFlag('sandbox start', 'latency')
+  const concurrencyFlag = hasFlag('deposits list', 'concurrency')
+  const rss = {}
+  for (const latency of [0, LATENCY]) {
+    section(`Export of every deposit as NDJSON, ${PER_PAGE} per page, ${latency} ms per answer: ${latency === 0 ? `median wall time of ${EXPORT_RUNS} runs` : 'wall time of one run'}, peak RSS`)
+    if (latency > 0 && !latencyFlag) {
+      for (const size of SIZES) row(`${count(size)} deposits`, 'n/a (needs `sandbox start --latency`)')
+      continue
+    }
+    for (const size of SIZES) {
+      progress(`export: ${count(size)} deposits at ${latency} ms`)
+      const sandbox = await startSandbox(['--seed-deposits', String(size), ...(latency > 0 ? ['--latency', String(latency)] : [])])
+      if (latency === 0) seedTimes.set(size, sandbox.readyMs)
+      try {
+        const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
+        const runners = [{label: 'plain `fetch` loop', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env, times: [], rss: []}]
+        const cli = (label, extra, target) => ({
+          label,
+          argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', 'ndjson', '--per-page', String(PER_PAGE), ...extra],
+          env: {...env, GATEWAY_CONFIG_DIR: join(work, `export-${size}-${latency}-${extra.length}`)},
+          target,
+          times: [],
+          rss: [],
+        })
+        runners.push(cli('`deposits list --all`', [], latency === 0 ? '≤ 1.05x the loop' : ''))
+        if (concurrencyFlag) runners.push(cli('`deposits list --all --concurrency 4`', ['--concurrency', '4'], latency > 0 ? '≥ 3x faster than the loop' : ''))
+        // In turns, each run checked against the loop's first: every record exactly once, in order.
+        let expected
+        const runs = latency === 0 ? EXPORT_RUNS : 1
+        for (let run = 0; run < runs; run += 1) {
+          for (const runner of runners) {
+            const file = join(work, 'export.ndjson')
+            const result = await measure(runner.argv, {env: runner.env, stdoutFile: file})
+            const ids = await idsOf(file)
+            rmSync(file, {force: true})
+            if (!expected) {
+              expected = ids
+              if (ids.length !== size) runner.problem = `${count(ids.length)} records, expected ${count(size)}`
+              else runner.problem = checkExport(ids, [...new Set(ids)])
+            } else runner.problem ??= checkExport(ids, expected)
+            runner.times.push(result.ms)
+            runner.rss.push(result.rssMiB)
+          }
+        }
+        const loopMs = median(runners[0].times)
+        for (const runner of runners) {
+          const wall = median(runner.times)
+          const peak = Math.max(...runner.rss)
+          if (runner.problem) failures += 1
+          const versus = runner === runners[0] ? '1.00x' : latency > 0 ? `${ratio(loopMs / wall)} faster` : ratio(wall / loopMs)
+          row(`${count(size)}: ${runner.label}`, `${seconds(wall)}, ${mib(peak)}`, runner.problem ? `WRONG: ${runner.problem}` : versus, runner.target ?? '')
+          if (runner === runners[1] && latency === 0) rss[size] = peak
+        }
+        if (!concurrencyFlag) row(`${count(size)}: \`deposits list --all --concurrency 4\``, 'n/a (needs `deposits list --concurrency`)')
+      } finally {
+        await sandbox.close()
+      }
+    }
+  }
+  const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)]
+  if (small !== large && Number.isFinite(rss[small]) && Number.isFinite(rss[large])) {
+    row(`Peak RSS of \`deposits list --all\`, ${count(large)} against ${count(small)}`, `${mib(rss[large])} against ${mib(rss[small])}`, `${rss[large] >= rss[small] ? '+' : '-'}${mib(Math.abs(rss[large] - rss[small]))}`, '≤ 100 MiB, within 10 MiB')
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cron loop
+
+async function cronLoop() {
+  progress(`cron loop: ${CRON_RUNS} sequential tx create runs`)
+  const sandbox = await startSandbox()
+  try {
+    const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl, GATEWAY_CONFIG_DIR: join(work, 'cron')}
+    const before = await stats(sandbox.baseUrl)
+    const started = performance.now()
+    for (let run = 0; run < CRON_RUNS; run += 1) await measure([process.execPath, bin, 'tx', 'create', '--amount', '1000', '--json'], {env})
+    const total = performance.now() - started
+    const after = await stats(sandbox.baseUrl)
+    const tokens = after.tokenRequests - before.tokenRequests
+    section(`Cron loop: ${CRON_RUNS} sequential \`tx create --amount 1000 --json\`, credentials in the environment, no login`)
+    row('Total time', `${seconds(total)} (${ms(total / CRON_RUNS)} a run)`)
+    row('Token requests seen by the sandbox', String(tokens), '', 'exactly 1')
+  } finally {
+    await sandbox.close()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sandbox throughput
+
+function cannon(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({connections: 10, duration: DURATION, ...options}, (error, result) => (error ? reject(error) : resolve(result)))
+  })
+}
+
+/** A bare node:http server in a child process, answering every request with one static body. */
+async function startBareServer(body, contentType) {
+  const bodyFile = join(work, 'bare-body')
+  writeFileSync(bodyFile, body)
+  const source = `
+    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)})
+    const server = require('node:http').createServer((request, response) => {
+      request.resume()
+      response.writeHead(200, {'content-type': ${JSON.stringify(contentType)}, 'content-length': body.length})
+      response.end(body)
+    })
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port))
+    process.on('SIGTERM', () => server.close(() => process.exit(0)))`
+  const child = spawn(process.execPath, ['-e', source], {stdio: ['ignore', 'pipe', 'inherit']})
+  const port = await new Promise((resolve) => createInterface({input: child.stdout}).once('line', resolve))
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+async function sandboxThroughput() {
+  const seedSize = 100_000
+  if (!seedTimes.has(seedSize)) {
+    progress(`sandbox: seeding ${count(seedSize)} deposits`)
+    const seeded = await startSandbox(['--seed-deposits', String(seedSize)])
+    seedTimes.set(seedSize, seeded.readyMs)
+    await seeded.close()
+  }
+
+  progress(`sandbox: autocannon, 10 connections, ${DURATION} s a run`)
+  const sandbox = await startSandbox(['--seed-deposits', '10000'])
+  try {
+    const token = await tokenFor(sandbox.baseUrl)
+    const headers = {authorization: `Bearer ${token}`, accept: 'application/json'}
+    const first = await (await fetch(`${sandbox.baseUrl}/core/deposit?page=1&perPage=${PER_PAGE}`, {headers})).json()
+    const pagePath = (page) => `/core/deposit?page=${page}&perPage=${PER_PAGE}&snapshot=${encodeURIComponent(first.snapshot)}`
+    const sample = await fetch(`${sandbox.baseUrl}${pagePath(2)}`, {headers})
+    const sampleBody = Buffer.from(await sample.arrayBuffer())
+    let page = 0
+    const paging = await cannon({
+      url: sandbox.baseUrl,
+      requests: [{method: 'GET', headers, setupRequest: (request) => ({...request, path: pagePath((page++ % first.totalPages) + 1)})}],
+    })
+    const bare = await startBareServer(sampleBody, sample.headers.get('content-type') ?? 'application/json')
+    let bareResult
+    try {
+      bareResult = await cannon({url: `${bare.url}${pagePath(2)}`})
+    } finally {
+      await bare.close()
+    }
+    let key = 0
+    const create = await cannon({
+      url: sandbox.baseUrl,
+      requests: [
+        {
+          method: 'POST',
+          path: '/core/transaction',
+          headers: {...headers, 'content-type': 'application/json'},
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({amount: 1000, paymentMethod: 'PIX', pix: {}, idempotencyKey: `bench-${process.pid}-${key++}`}),
+          }),
+        },
+      ],
+    })
+    const rate = (result) => `${count(Math.round(result.requests.average))} req/s${result.non2xx || result.errors ? ` (${result.non2xx} non-2xx, ${result.errors} errors)` : ''}`
+    if (paging.non2xx || paging.errors || create.non2xx || create.errors) failures += 1
+    section(`Sandbox: autocannon, 10 connections, ${DURATION} s each`)
+    row(`Deposit paging (GET /core/deposit, ${PER_PAGE} per page, ${count(sampleBody.length)} bytes)`, rate(paging), ratio(paging.requests.average / bareResult.requests.average), '≥ 0.5x the bare server')
+    row('Bare node:http server, the same body', rate(bareResult), '1.00x')
+    row('Create (POST /core/transaction, QR code PNG included)', rate(create))
+    row(`Seeding ${count(seedSize)} deposits (\`sandbox start\` until it listens)`, seconds(seedTimes.get(seedSize)), '', '< 2 s')
+  } finally {
+    await sandbox.close()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const started = Date.now()
+try {
+  await startup()
+  await exportRuns()
+  await cronLoop()
+  await sandboxThroughput()
+} finally {
+  rmSync(work, {recursive: true, force: true})
+}
+
+const cells = (values) => `| ${values.join(' | ')} |`
+const lines = [
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${(await import('node:os')).cpus().length} cores, Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s${timeBin ? '' : ' (no /usr/bin/time: peak RSS not measured)'}.`,
+  '',
+  cells(['Measure', 'Result', 'Ratio', 'Target']),
+  cells(['---', '---', '---', '---']),
+]
+for (const entry of rows) lines.push(entry.section ? cells([`**${entry.section}**`, '', '', '']) : cells([entry.measure, entry.result, entry.versus, entry.target]))
+console.log(lines.join('\n'))
+if (failures > 0) {
+  progress(`${failures} measure(s) went wrong: see the rows marked WRONG or with errors`)
+  process.exitCode = 1
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The operator's whole flow against the embedded sandbox: start it, log in, charge a customer and
-// show the QR code, pay it, look it up, then browse and filter deposits. Uses a throwaway config
-// folder, so the operator's own profiles are never touched.
+// show the QR code, pay it while a local listener shows the notification arrive, look it up,
+// browse and filter deposits, replay a notification the listener missed, and pay out by PIX.
+// Uses a throwaway config folder, so the operator's own profiles are never touched.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -35,9 +37,56 @@ function gateway(args, {extraEnv = {}, capture = false} = {}) {
   })
 }
 
+/** A port that was free a moment ago, for the listener the sandbox forwards to. */
+async function freePort() {
+  const server = createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+const WEBHOOK = 'https://hooks.example.com/pix'
+const listenerPort = await freePort()
+const listenerUrl = `http://127.0.0.1:${listenerPort}`
+
+/** `gateway webhooks listen` in the background, its lines shown as they come; stop() is Ctrl-C. */
+async function startListener() {
+  console.log(`\n${bold(`$ gateway webhooks listen --port ${listenerPort} &`)}`)
+  const child = spawn(process.execPath, [bin, 'webhooks', 'listen', '--port', String(listenerPort)], {env, stdio: ['ignore', 'pipe', 'pipe']})
+  createInterface({input: child.stdout}).on('line', (line) => console.log(`  [listen] ${line}`))
+  const lines = createInterface({input: child.stderr})
+  await new Promise((resolve, reject) => {
+    lines.on('line', (line) => {
+      console.log(`  [listen] ${line}`)
+      if (line.startsWith('Listening')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`webhooks listen exited ${code} before it listened`)))
+  })
+  return {
+    stop() {
+      console.log(`\n${bold('$ kill -INT %webhooks-listen')}`)
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGINT')
+      return exited
+    },
+  }
+}
+
+/** Waits until every notification of a record has had its delivery (the sandbox's own list). */
+async function delivered(referenceId) {
+  for (let tries = 0; tries < 100; tries++) {
+    const response = await fetch(`${ready.baseUrl}/_sandbox/notifications?referenceId=${referenceId}`)
+    const {data} = await response.json()
+    if (data.length > 0 && data.every((notification) => notification.attempts.length > 0)) return data
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`the notifications of ${referenceId} were not delivered`)
+}
+
 async function startSandbox() {
-  console.log(bold('$ gateway sandbox start --port 0 --seed-deposits 2000 --json &'))
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--seed-deposits', '2000', '--json'], {
+  console.log(bold(`$ gateway sandbox start --port 0 --seed-deposits 2000 --forward-webhooks ${listenerUrl} --json &`))
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--seed-deposits', '2000', '--forward-webhooks', listenerUrl, '--json'], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -54,21 +103,44 @@ try {
   await gateway(['login', '--base-url', ready.baseUrl, '--client-id', 'sandbox'], {extraEnv: {GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
   await gateway(['auth', 'status'])
 
+  const listener = await startListener()
   const created = await gateway([
     'tx', 'create', '--amount', '7980',
     '--customer-name', 'Maria Silva', '--customer-document', '529.982.247-25', '--customer-email', 'maria@example.com',
     '--item', 'title=T-shirt,unitPrice=2990,quantity=2', '--item', 'title=Cap,unitPrice=2000',
-    '--metadata', 'order=4711', '--qr',
+    '--metadata', 'order=4711', '--webhook-url', WEBHOOK, '--qr',
   ], {capture: true})
   const id = /ID:\s+([0-9a-f-]{36})/.exec(created)?.[1]
   if (!id) throw new Error('tx create printed no id')
 
   await gateway(['sandbox', 'pay', id])
+  await delivered(id)
   await gateway(['tx', 'get', id])
 
   await gateway(['deposits', 'list', '--status', 'PAID', '--origin', 'QRCODE', '--from', '30d', '--per-page', '10', '--no-interactive'])
   await gateway(['sandbox', 'deposit', '--amount', '125000', '--status', 'PENDING_COMPLIANCE'])
   await gateway(['deposits', 'list', '--origin', 'PIX_KEY', '--status', 'PENDING_COMPLIANCE', '--from', '24h', '--no-interactive'])
+
+  // The listener goes away: the next payment's notification finds nobody (ERROR), and is replayed later.
+  await listener.stop()
+  const missed = /ID:\s+([0-9a-f-]{36})/.exec(await gateway(['tx', 'create', '--amount', '1500', '--webhook-url', WEBHOOK], {capture: true}))?.[1]
+  if (!missed) throw new Error('tx create printed no id')
+  await gateway(['sandbox', 'pay', missed])
+  const lost = await delivered(missed)
+  console.log(`  (the sandbox could not deliver it: ${lost.map((notification) => notification.status).join(', ')})`)
+  const again = await startListener()
+  await gateway(['webhooks', 'resend', '--status', 'FAILED', '--status', 'ERROR', '--from', '10m'])
+  await delivered(missed)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+
+  // Money out: a PIX withdrawal, confirmed with --yes since a script has no terminal to ask in.
+  const payout = JSON.parse(
+    await gateway(['withdraw', '--amount', '25000', '--pix-key', 'maria@example.com', '--webhook-url', WEBHOOK, '--external-code', 'payout-4711', '--yes', '--json'], {capture: true}),
+  ).id
+  await gateway(['sandbox', 'settle', payout])
+  await delivered(payout)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  await again.stop()
   console.log(`\n${bold('Done.')} The sandbox was at ${ready.baseUrl}; the demo's config folder is removed.`)
 } finally {
   sandbox.kill('SIGTERM')

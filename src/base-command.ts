@@ -3,6 +3,7 @@ import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 import {scrub} from './api/redact.js'
 import {CommandContext, processContext} from './cli/context.js'
 import {describeError, ExitCode, ReportedError, UsageError} from './cli/errors.js'
+import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
 import {jsonText} from './cli/terminal.js'
@@ -58,6 +59,7 @@ export const globalFlags = {
     description: 'Print each HTTP exchange to stderr, with secrets redacted.',
     helpGroup: 'GLOBAL',
   }),
+  ...retryFlag,
 }
 
 /**
@@ -104,11 +106,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {args, flags} = parsed
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
-    const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean}
+    const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean; retries?: number}
     this.ctx.globals = {
       profile: global.profile ?? 'default',
       baseUrl: global['base-url'],
       timeoutMs: global.timeout ?? 30_000,
+      retries: global.retries ?? 3,
       debug: global.debug ?? false,
       json: this.jsonEnabled(),
     }

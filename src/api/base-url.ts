@@ -32,3 +32,15 @@ export function checkBaseUrl(input: string, flag = '--base-url'): string {
   if (url.search || url.hash) throw new ConfigError(`${flag} must not carry a query or a fragment`)
   return url.href.replace(/\/+$/, '')
 }
+
+/**
+ * Checks a path of an endpoint the reference does not place (the withdrawal's): absolute, without
+ * a query, a fragment or dot segments, so it joins the base URL one way only.
+ */
+export function checkEndpointPath(input: string, source: string): string {
+  const path = input.trim()
+  if (!/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/.test(path) || /(^|\/)\.\.?(\/|$)/.test(path)) {
+    throw new ConfigError(`${source} must be an absolute path such as /core/withdraw (no query, fragment or dot segments), got "${input}"`)
+  }
+  return path.replace(/\/+$/, '') || '/'
+}

@@ -1,7 +1,25 @@
 import {isReplay, type GatewayClient, type QueryValue} from './client.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
-import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction} from './types.js'
+import type {ResendBody} from '../schemas/resend.js'
+import {REPLAY_HEADER} from '../schemas/enums.js'
+import type {WithdrawBody} from '../schemas/withdraw.js'
+import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction, WithdrawResponse} from './types.js'
+
+/** The withdraw path when the profile and the environment name no other: the reference does not show it. */
+export const DEFAULT_WITHDRAW_PATH = '/core/withdraw'
+
+/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
+export interface Idempotent<T> {
+  body: T
+  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
+  replayed: boolean
+}
+
+function replayedOf(headers: Record<string, string | string[] | undefined>): boolean {
+  const value = headers[REPLAY_HEADER]
+  return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
+}
 
 /** Where transactions are created, and looked up (`{id}` for the id). */
 export const TRANSACTION_PATH = '/core/transaction'
@@ -57,6 +75,20 @@ export class GatewayApi {
       context: 'listing deposits',
     })
     return body
+  }
+
+  /** POST {withdraw path} (default /core/withdraw): a PIX withdrawal, and whether it was a replay. */
+  async withdraw(body: WithdrawBody, options: {path?: string} = {}): Promise<Idempotent<WithdrawResponse>> {
+    const {body: answer, headers} = await this.client.request<WithdrawResponse>('POST', options.path ?? DEFAULT_WITHDRAW_PATH, {
+      json: body,
+      context: 'the withdrawal',
+    })
+    return {body: answer, replayed: replayedOf(headers)}
+  }
+
+  /** POST /dispatcher/request/resend: accepted (201, no body) is all it says; delivery follows. */
+  async resend(body: ResendBody): Promise<void> {
+    await this.client.request<unknown>('POST', '/dispatcher/request/resend', {json: body, context: 'the resend request'})
   }
 
   /** Sandbox only: moves a transaction through its life (pay, refund, infraction, block, fail). */

@@ -33,3 +33,5 @@ export type Transaction = z.infer<typeof transactionSchema>
 export type Deposit = z.infer<typeof depositSchema>
 export type DepositPage = z.infer<typeof depositPageSchema>
 export type CreateTransactionResponse = z.infer<typeof createTransactionResponseSchema>
+
+export type {WithdrawResponse} from '../schemas/withdraw.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {checkBaseUrl, DEFAULT_BASE_URL} from '../api/base-url.js'
+import {checkBaseUrl, checkEndpointPath, DEFAULT_BASE_URL} from '../api/base-url.js'
 import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
@@ -9,6 +9,8 @@ import {loginLines, loginView, type LoginView} from '../render/auth.js'
 export interface LoginOptions {
   clientId?: string
   secretFromStdin?: boolean
+  /** Where this gateway serves withdrawals, when not at /core/withdraw. */
+  withdrawPath?: string
 }
 
 /** `login`: exchanges the client credentials for a token and stores all three in the profile. */
@@ -17,6 +19,7 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
   const store = await ctx.store()
   const previous = await store.profile(profile)
   const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? previous?.baseUrl ?? DEFAULT_BASE_URL)
+  const withdrawPath = options.withdrawPath === undefined ? undefined : checkEndpointPath(options.withdrawPath, '--withdraw-path')
   const {prompt} = await import('../output/prompt.js')
 
   let clientId = options.clientId ?? previous?.clientId
@@ -32,7 +35,7 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
   try {
     const {withSpinner} = await import('../output/spinner.js')
     const token = await withSpinner(ctx.io, `Logging in to ${baseUrl}`, () => client.fetchToken({clientId: clientId!, clientSecret}))
-    await store.saveLogin(profile, {baseUrl, clientId}, clientSecret, token)
+    await store.saveLogin(profile, {baseUrl, clientId, ...(withdrawPath === undefined ? {} : {withdrawPath})}, clientSecret, token)
     const view = loginView(profile, token)
     if (!ctx.globals.json) {
       ctx.out(`${ctx.paint('green', '✓')} Logged in to ${baseUrl} as ${clientId}`)
@@ -80,9 +83,13 @@ The secret never comes from a flag's value: it is read from a hidden prompt in a
     json: jsonFlag('the login: profile, baseUrl, clientId, scopes and expiresAt (never the token)'),
     'client-id': Flags.string({description: 'Client id of the credentials.', env: 'GATEWAY_CLIENT_ID'}),
     'client-secret-stdin': Flags.boolean({description: 'Read the client secret from stdin.'}),
+    'withdraw-path': Flags.string({
+      description: 'Path of this gateway\'s withdrawal endpoint, when it is not /core/withdraw (GATEWAY_WITHDRAW_PATH overrides it).',
+      helpValue: '<path>',
+    }),
   }
 
   async run(): Promise<LoginView> {
-    return login({clientId: this.flags['client-id'], secretFromStdin: this.flags['client-secret-stdin']}, this.ctx)
+    return login({clientId: this.flags['client-id'], secretFromStdin: this.flags['client-secret-stdin'], withdrawPath: this.flags['withdraw-path']}, this.ctx)
   }
 }

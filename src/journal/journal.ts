@@ -30,23 +30,28 @@ export interface ReplayRequest {
   body: Record<string, unknown>
 }
 
-export interface RequestRecord {
+/** What a money-moving command tells the journal about the request it is about to send. */
+export interface JournalSpec {
+  /** The command, as the operator would type it after the program's name: "tx create", "withdraw". */
+  command: string
+  idempotencyKey: string
+  amount: number
+  externalCode?: string
+  /** Where the money goes (a PIX key): stored masked, like a document. */
+  destination?: string
+  /** The request exactly as sent, replayed by `journal retry`. */
+  request: ReplayRequest
+  /** Path of the created record's lookup, `{id}` standing for its id, to read its current status after a replay. */
+  lookup?: string
+}
+
+export interface RequestRecord extends JournalSpec {
   type: 'request'
   /** The entry's own id: outcomes name it. */
   entry: string
   at: string
   profile: string
   baseUrl: string
-  /** The command that sent it, e.g. "tx create". */
-  command: string
-  idempotencyKey: string
-  amount: number
-  externalCode?: string
-  /** Where the money goes (a withdrawal's PIX key), masked like a document. */
-  destination?: string
-  request: ReplayRequest
-  /** Path of the created record's lookup, `{id}` standing for its id, to read its current status after a replay. */
-  lookup?: string
 }
 
 export interface OutcomeRecord {

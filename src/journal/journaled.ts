@@ -1,22 +1,9 @@
 import {GatewayError} from '../api/errors.js'
 import {scrub} from '../api/redact.js'
 import type {CommandContext} from '../cli/context.js'
-import {Journal, DEFAULT_MAX_BYTES, maskKey, type EntryState, type OutcomeRecord, type ReplayRequest, type RequestRecord} from './journal.js'
+import {Journal, DEFAULT_MAX_BYTES, maskKey, type EntryState, type JournalSpec, type OutcomeRecord, type ReplayRequest, type RequestRecord} from './journal.js'
 
-/** What a money-moving command tells the journal about the request it is about to send. */
-export interface JournalSpec {
-  /** The command, as the operator would type it after the program's name: "tx create", "withdraw". */
-  command: string
-  idempotencyKey: string
-  amount: number
-  externalCode?: string
-  /** Where the money goes (a PIX key): stored masked, like a document. */
-  destination?: string
-  /** The request exactly as sent, replayed by `journal retry`. */
-  request: ReplayRequest
-  /** Path of the created record's lookup, `{id}` for its id (e.g. /core/transaction/{id}). */
-  lookup?: string
-}
+export type {JournalSpec}
 
 /** What the answer says: the record's id and status, and whether it replays an earlier request. */
 export interface Settled {

@@ -4,7 +4,7 @@ import type {AddressInfo, Socket} from 'node:net'
 import {HttpCourier} from './delivery.js'
 import {SandboxDomain} from './domain/index.js'
 import type {FaultPlan} from './http/faults.js'
-import {pipeline} from './http/pipeline.js'
+import {logLine, pipeline} from './http/pipeline.js'
 import {Router, type Route} from './http/router.js'
 import {controlRoutes} from './routes/controls.js'
 import {depositRoutes} from './routes/deposits.js'
@@ -36,6 +36,8 @@ export interface SandboxOptions {
   /** How long a client may take to send its headers (default 10 s), and its whole request (default 30 s). */
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** Receives one line per request (time, method, path, status, duration, client id): `sandbox start --log`. */
+  log?: (line: string) => void
 }
 
 /** The time one notification delivery may take, connection included. */
@@ -49,7 +51,7 @@ export const REQUEST_TIMEOUT_MS = 30_000
  * A request the HTTP parser refused (malformed, headers too large, too slow): an error answer in
  * the sandbox's error body when the socket still takes one, then the connection closed.
  */
-function refuseClient(error: NodeJS.ErrnoException, socket: Socket): void {
+function refuseClient(error: NodeJS.ErrnoException, socket: Socket, log?: (line: string) => void): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy()
     return
@@ -58,6 +60,7 @@ function refuseClient(error: NodeJS.ErrnoException, socket: Socket): void {
   const reason = STATUS_CODES[status]!
   const message = status === 408 ? 'the request took too long to arrive' : `the request could not be read (${error.code ?? 'parse error'})`
   const body = JSON.stringify({statusCode: status, error: reason, message})
+  log?.(logLine(Date.now(), '-', '-', String(status), 0))
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
 }
 
@@ -100,9 +103,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       // How often the timeouts above are checked: often enough to hold them within a second.
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeout / 4))),
     },
-    pipeline({router, state, domain, host, latencyMs: options.latencyMs}),
+    pipeline({router, state, domain, host, latencyMs: options.latencyMs, log: options.log}),
   )
-  server.on('clientError', refuseClient)
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => refuseClient(error, socket, options.log))
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

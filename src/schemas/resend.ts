@@ -8,10 +8,13 @@ import {checkWith, dateTime, destinationUrl, parseDateTime, type Issue} from './
  * a date range, narrowed by status and tags. One contract for the CLI and the sandbox.
  */
 
+/** Ids and tags are printable text: a line break, an escape sequence or a bidi override is never part of one. */
+const printable = (value: string) => !/[\p{Cc}\p{Cf}]/u.test(value)
+
 const fields = {
   startDate: dateTime().optional(),
   endDate: dateTime().optional(),
-  referenceId: z.string({error: 'must be a text'}).min(1, {error: 'must not be empty'}).optional(),
+  referenceId: z.string({error: 'must be a text'}).min(1, {error: 'must not be empty'}).refine(printable, {error: 'must not hold control characters'}).optional(),
   status: z
     .array(z.enum(NOTIFICATION_STATUSES, {error: `must be one of ${NOTIFICATION_STATUSES.join(', ')}`}), {
       error: `must be a list of ${NOTIFICATION_STATUSES.join(', ')}`,
@@ -19,7 +22,9 @@ const fields = {
     .min(1, {error: 'must not be empty'})
     .optional(),
   tags: z
-    .array(z.string({error: 'must be a text'}).min(1, {error: 'must not be empty'}), {error: 'must be a list of texts'})
+    .array(z.string({error: 'must be a text'}).min(1, {error: 'must not be empty'}).refine(printable, {error: 'must not hold control characters'}), {
+      error: 'must be a list of texts',
+    })
     .min(1, {error: 'must not be empty'})
     .max(LIMITS.resendTags.max, {error: `must hold at most ${LIMITS.resendTags.max} tags`})
     .optional(),

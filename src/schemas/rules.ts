@@ -19,6 +19,19 @@ import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
 
 const {min: AMOUNT_MIN, max: AMOUNT_MAX} = LIMITS.amount
 
+/** Made once, when first needed, rather than once per value checked (or at start-up, for commands that check none). */
+const once = <T>(make: () => T) => {
+  let made: T | undefined
+  return () => (made ??= make())
+}
+
+/** zod's own string formats, which the refinements below lean on. */
+const FORMATS = {
+  ip: once(() => z.union([z.ipv4(), z.ipv6()])),
+  date: once(() => z.iso.date()),
+  dateTime: once(() => z.iso.datetime({offset: true, local: true})),
+}
+
 /** Integer cents within the documented bounds. */
 export const cents = (what = 'an integer number of cents') =>
   z
@@ -95,7 +108,7 @@ export const cep = () =>
     .refine((value) => /^\d{5}-?\d{3}$/.test(value.trim()) && isValidCep(value), {error: 'must be a CEP of 8 digits, e.g. 01310-100'})
 
 export const ip = () =>
-  z.string({error: 'must be an IP address'}).refine((value) => z.union([z.ipv4(), z.ipv6()]).safeParse(value).success, {
+  z.string({error: 'must be an IP address'}).refine((value) => FORMATS.ip().safeParse(value).success, {
     error: 'must be a valid IPv4 or IPv6 address',
   })
 
@@ -103,7 +116,7 @@ export const ip = () =>
 export const birthdate = () =>
   z
     .string({error: 'must be a date'})
-    .refine((value) => z.iso.date().safeParse(value).success, {error: 'must be an ISO date without time, e.g. 1990-05-17', abort: true})
+    .refine((value) => FORMATS.date().safeParse(value).success, {error: 'must be an ISO date without time, e.g. 1990-05-17', abort: true})
     .refine((value) => Date.parse(`${value}T00:00:00Z`) <= Date.now(), {error: 'must not be in the future'})
 
 const HOST_WITH_TLD = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}$/i
@@ -208,7 +221,7 @@ export function pixKeyProblem(key: string, type: PixKeyType): string | undefined
 export const dateTime = () =>
   z
     .string({error: 'must be an ISO date-time'})
-    .refine((value) => z.iso.datetime({offset: true, local: true}).safeParse(value).success, {
+    .refine((value) => FORMATS.dateTime().safeParse(value).success, {
       error: 'must be an ISO date-time with a time of day, e.g. 2026-11-20T00:00:00Z',
     })
 
@@ -224,6 +237,10 @@ export const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
     .array(z.enum(values, {error: `must be one of ${values.join(', ')}`}), {error: `must be a list of ${values.join(', ')}`})
     .refine((list) => list.length > 0, {error: 'must not be empty', abort: true})
     .refine((list) => new Set(list).size === list.length, {error: 'must not repeat a value'})
+
+/** A JSON object: not null, not a list. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export interface Issue {
   /** Dotted path of the field, e.g. customer.document or items.1.title. */

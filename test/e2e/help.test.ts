@@ -48,10 +48,10 @@ describe('help and manifest', () => {
   it('shows every topic and top-level command in `gateway --help`', async () => {
     const result = await runCli(['--help'])
     expect(result.code).toBe(0)
-    for (const word of ['auth', 'deposits', 'pix', 'sandbox', 'tx', 'login', 'logout']) expect(result.stdout).toMatch(new RegExp(`^  ${word}\\s`, 'm'))
+    for (const word of ['auth', 'deposits', 'pix', 'sandbox', 'tx', 'webhooks', 'login', 'logout', 'withdraw']) expect(result.stdout).toMatch(new RegExp(`^  ${word}\\s`, 'm'))
   })
 
-  it.each(['tx create', 'deposits list', 'pix decode', 'sandbox start', 'auth status'])('shows examples in `gateway %s --help`', async (id) => {
+  it.each(['tx create', 'deposits list', 'pix decode', 'sandbox start', 'auth status', 'withdraw', 'webhooks resend', 'webhooks listen'])('shows examples in `gateway %s --help`', async (id) => {
     const result = await runCli([...id.split(' '), '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('EXAMPLES')

@@ -20,11 +20,11 @@ export interface CliOptions {
   timeoutMs?: number
 }
 
-/** An environment without the caller's GATEWAY_* settings, colours or CI markers. */
+/** An environment without the caller's GATEWAY_* settings, colours or CI markers (CI turns spinners off), so a test sees the same on every machine. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('GATEWAY_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || key.startsWith('VITEST')) continue
+    if (key.startsWith('GATEWAY_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || key === 'CI' || key.startsWith('VITEST')) continue
     env[key] = value
   }
   for (const [key, value] of Object.entries(extra)) {

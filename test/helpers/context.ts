@@ -28,6 +28,8 @@ export interface TestIOOptions {
    * (back-pressure), so a test can act at a known point of a stream, e.g. after the first page.
    */
   onStdout?: (chunk: string) => Promise<void> | void
+  /** Sees each chunk written to stderr, for a test that reacts to a running command. */
+  onStderr?: (chunk: string) => void
 }
 
 /** Streams that keep what is written to them, and a stdin that holds `input`. */
@@ -47,7 +49,10 @@ export function testIO(options: TestIOOptions = {}): IO & {stdoutText(): string;
     : new PassThrough()
   const stderr = new PassThrough()
   if (stdout instanceof PassThrough) stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+  stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk
+    options.onStderr?.(chunk)
+  })
   const tty = options.tty ?? {}
   const terminal = detectTerminal(
     {stdoutTTY: Boolean(tty.stdout), stderrTTY: Boolean(tty.stderr), stdinTTY: Boolean(tty.stdin), stdoutColumns: options.columns},

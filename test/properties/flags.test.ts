@@ -144,12 +144,30 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'override-url': wrongUrl.filter((url) => url !== 'https://localhost'),
   // deposits summary
   chart: fc.oneof(notIn(['none', 'png']), fc.constantFrom('svg', 'png=x')),
+  // withdraw
+  'pix-key': fc.oneof(fc.constantFrom('not-a-key', '123', 'maria@', '+55 11 1234', '529.982.247-24', '12.345.678/0001-00', 'g0000000-0000-4000-8000-000000000000'), junk),
+  'pix-key-type': notIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP', 'cpf', 'cnpj', 'email', 'phone', 'evp']),
+  // webhooks listen and resend
+  'forward-to': fc.oneof(fc.constantFrom('ftp://127.0.0.1:3000/', 'example.com', 'https://', '//127.0.0.1'), junk),
+  'forward-timeout': malformedDuration,
+  'reference-id': fc.oneof(fc.constant(''), control),
+  tag: fc.oneof(fc.constant(''), control),
+  'override-url': wrongUrl,
   // login
+  'withdraw-path': fc.oneof(fc.constantFrom('core/withdraw', 'https://example.com/withdraw', '/with draw', '/withdraw?x=1', '/withdraw#x', ''), control),
   'client-id': fc.oneof(fc.constantFrom('', ' ', '\t'), tainted.filter((value) => /[\u0000-\u001f\u007f]/.test(value))),
   // global
   'base-url': wrongUrl.filter((url) => !/^https:\/\/(localhost|hooks\.example\.com)/.test(url)),
   timeout: malformedDuration,
   retries: wrongInteger(0, 10),
+}
+
+/** Wrong values of a flag that one command reads otherwise than the others. */
+const WRONG_IN: Record<string, Record<string, fc.Arbitrary<string>>> = {
+  // A listener may listen on any address of this machine (it warns when that is not loopback).
+  'webhooks listen': {host: fc.oneof(fc.constantFrom('', ' ', 'not a host', '999.1.1.1', 'example.invalid'), control)},
+  // A resend may go to a local listener: https or loopback http.
+  'webhooks resend': {'override-url': wrongUrl.filter((url) => !/^https:\/\/localhost/.test(url))},
 }
 
 /** Tried on every flag: empty, a line break, control characters, an emoji, a huge string. */
@@ -169,6 +187,9 @@ const RIGHT: Record<string, string[]> = {
   'seller-name': [HUGE],
   'qr-png': ['a\nb', '\u001b[2J\u0007', '💸'],
   'client-id': ['💸', HUGE],
+  // Ids and tags are opaque text to the CLI: any printable one may be a notification's.
+  'reference-id': ['💸', HUGE],
+  tag: ['💸', HUGE],
 }
 const WRONG_ALWAYS = (flag: string, value: string) => !(RIGHT[flag] ?? []).includes(value)
 
@@ -186,6 +207,10 @@ const VALID: Record<string, string[]> = {
   'webhooks resend': ['--reference-id=3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11'],
   // --fault-kinds and --fault-seed need --faults; a value taken for right would start a sandbox on any port.
   'sandbox start': ['--port=0', '--faults=0.3'],
+  // A value taken for right would pay out: the check that nothing was sent catches it.
+  withdraw: ['--amount=1000', '--pix-key=maria@example.com', '--yes'],
+  'webhooks listen': ['--port=0'],
+  'webhooks resend': ['--from=10m'],
   'tx create': [
     '--amount=7980',
     '--external-code=order-000001',
@@ -292,7 +317,7 @@ describe('every flag of every command, with random wrong values', () => {
         checked += 1
         const valid = (VALID[command] ?? []).filter((word) => !word.startsWith(`--${name}=`))
         await fc.assert(
-          fc.asyncProperty(WRONG[name], async (value) => {
+          fc.asyncProperty(WRONG_IN[command]?.[name] ?? WRONG[name], async (value) => {
             await refused([...words, ...argsOf(id), ...valid, `--${name}=${value}`], `--${name}`)
           }),
           // Every flag also meets the values that break output most often, whatever the draw.

@@ -1,4 +1,5 @@
 import {SignJWT} from 'jose'
+import * as oauth from 'oauth4webapi'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {control, startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
@@ -120,10 +121,85 @@ describe('the bearer on every other route', () => {
     expect(await message(response)).toBe('the access token has expired')
   })
 
-  it('answers 401 for every token issued before a revocation', async () => {
+  it('answers 401 for every token issued before a revocation, one already used too', async () => {
     const token = await tokenFor(sandbox.baseUrl)
+    expect((await lookup(`Bearer ${token}`)).status).toBe(404)
     await control(sandbox.baseUrl, '/_sandbox/auth/revoke')
     expect((await lookup(`Bearer ${token}`)).status).toBe(401)
     expect((await lookup(`Bearer ${await tokenFor(sandbox.baseUrl)}`)).status).toBe(404)
+  })
+})
+
+describe('HTTP Basic client authentication at the token endpoint (RFC 6749 §2.3.1)', () => {
+  let sandbox: Sandbox
+  const basic = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
+  const post = (body: string, authorization?: string) =>
+    fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', headers: {...FORM, ...(authorization ? {authorization} : {})}, body})
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({
+      clients: [
+        {clientId: 'sandbox', clientSecret: 'sandbox-secret', scopes: ['transaction']},
+        {clientId: 'odd client', clientSecret: 'p@ss:w+rd é', scopes: ['deposit']},
+      ],
+    })
+  })
+  afterAll(() => sandbox.close())
+
+  it('issues a token to credentials in an Authorization: Basic header', async () => {
+    const response = await post(form({grant_type: 'client_credentials'}), basic('sandbox', 'sandbox-secret'))
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as {scope: string}).scope).toBe('transaction')
+  })
+
+  it('form-decodes both sides, so ids and secrets with reserved characters work', async () => {
+    const response = await post(form({grant_type: 'client_credentials'}), basic('odd client', 'p@ss:w+rd é'))
+    expect(response.status).toBe(200)
+  })
+
+  it('answers 401 with a Basic challenge to wrong Basic credentials', async () => {
+    const response = await post(form({grant_type: 'client_credentials'}), basic('sandbox', 'wrong'))
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe('Basic realm="gateway-sandbox"')
+    const viaForm = await post(form({...good, client_secret: 'wrong'}))
+    expect(viaForm.status).toBe(401)
+    expect(viaForm.headers.get('www-authenticate')).toBeNull()
+  })
+
+  it.each([
+    ['a secret in the form too', {...good}, 'authenticate with HTTP Basic or with client_secret in the form, not both'],
+    ['another client_id in the form', {grant_type: 'client_credentials', client_id: 'other'}, 'client_id in the form differs from the HTTP Basic one'],
+  ])('answers 400 to Basic credentials with %s', async (_what, fields, message) => {
+    const response = await post(form(fields), basic('sandbox', 'sandbox-secret'))
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as {message: string[]}).message).toContain(message)
+  })
+
+  it('accepts the same client_id in the form beside Basic credentials', async () => {
+    expect((await post(form({grant_type: 'client_credentials', client_id: 'sandbox'}), basic('sandbox', 'sandbox-secret'))).status).toBe(200)
+  })
+
+  it('answers 400 to Basic credentials without a colon', async () => {
+    const response = await post(form({grant_type: 'client_credentials'}), `Basic ${Buffer.from('sandbox').toString('base64')}`)
+    expect(response.status).toBe(400)
+  })
+
+  it.each([
+    ['client_secret_basic', (secret: string) => oauth.ClientSecretBasic(secret)],
+    ['client_secret_post', (secret: string) => oauth.ClientSecretPost(secret)],
+  ])('gives a standard OAuth client (oauth4webapi) a token with %s', async (_method, auth) => {
+    const server: oauth.AuthorizationServer = {issuer: sandbox.baseUrl, token_endpoint: `${sandbox.baseUrl}/auth/token`}
+    const client: oauth.Client = {client_id: 'sandbox'}
+    const options = {[oauth.allowInsecureRequests]: true}
+    const response = await oauth.clientCredentialsGrantRequest(server, client, auth('sandbox-secret'), new URLSearchParams(), options)
+    const tokens = await oauth.processClientCredentialsResponse(server, client, response)
+    expect(tokens.token_type).toBe('bearer')
+    const lookup = await fetch(`${sandbox.baseUrl}/core/transaction/00000000-0000-4000-8000-000000000000`, {
+      headers: {authorization: `Bearer ${tokens.access_token}`},
+    })
+    expect(lookup.status).toBe(404)
+    const refused = await oauth.clientCredentialsGrantRequest(server, client, auth('wrong-secret'), new URLSearchParams(), options)
+    await expect(oauth.processClientCredentialsResponse(server, client, refused)).rejects.toThrow()
   })
 })

@@ -79,6 +79,41 @@ async function startCli(args: string[], running: ChildProcessWithoutNullStreams[
   return JSON.parse(line)
 }
 
+describe('gateway sandbox start: help and --log', () => {
+  it('lists only the flags a server has: none of the global ones', async () => {
+    const result = await runCli(['sandbox', 'start', '--help'])
+    expect(result.code).toBe(0)
+    for (const flag of ['--profile', '--base-url', '--timeout', '--debug']) expect(result.stdout).not.toContain(flag)
+    for (const flag of ['--host', '--port', '--json', '--log', '--faults', '--latency', '--forward-webhooks']) expect(result.stdout).toContain(flag)
+    expect(result.stdout).toMatch(/--json\s+Print one JSON line on stdout when ready/)
+    expect((await runCli(['sandbox', 'start', '--port', '0', '--profile', 'x'])).code).toBe(2)
+  })
+
+  it('prints one line per request on stderr with --log, and nothing else on stdout', async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--log'], {env: cleanEnv()})
+    try {
+      const stdout = createInterface({input: child.stdout})
+      const line = await new Promise<string>((resolve) => stdout.once('line', resolve))
+      const {baseUrl} = JSON.parse(line) as {baseUrl: string}
+      const stderr: string[] = []
+      createInterface({input: child.stderr}).on('line', (entry) => stderr.push(entry))
+      const token = await tokenFor(baseUrl)
+      await fetch(`${baseUrl}/core/deposit`, {headers: {authorization: `Bearer ${token}`}})
+      await fetch(`${baseUrl}/core/deposit`)
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+      expect(stderr).toEqual([
+        expect.stringMatching(/^\S+Z POST \/auth\/token 200 \d+ms sandbox$/),
+        expect.stringMatching(/^\S+Z GET \/core\/deposit 200 \d+ms sandbox$/),
+        expect.stringMatching(/^\S+Z GET \/core\/deposit 401 \d+ms -$/),
+      ])
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+})
+
 describe('gateway sandbox start --faults', () => {
   const running: ChildProcessWithoutNullStreams[] = []
   afterAll(() => {

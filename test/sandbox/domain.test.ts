@@ -5,6 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {SandboxDomain} from '../../src/sandbox/domain/index.js'
 import {Conflict, DomainError, Invalid, NotFound} from '../../src/sandbox/domain/errors.js'
 import {IdempotencyIndex} from '../../src/sandbox/domain/idempotency.js'
+import {depositPageJson, depositView} from '../../src/sandbox/domain/views.js'
 import {HttpError} from '../../src/sandbox/http/reply.js'
 import {startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
@@ -126,5 +127,55 @@ describe('scopes checked from the route', () => {
     expect((await create(transactions)).status).toBe(201)
     expect((await fetch(`${sandbox.baseUrl}/core/deposit`, {headers: transactions})).status).toBe(403)
     expect(sandbox.domain.records.size).toBe(1)
+  })
+})
+
+describe('deposit pages written from templates', () => {
+  it('writes the same bytes JSON.stringify makes of the deposit views, live durations counted to now, again and again', async () => {
+    let clock = Date.parse('2026-06-01T12:00:00.000Z')
+    const domain = new SandboxDomain({seedDeposits: 700, now: () => clock})
+    try {
+      const first = domain.deposits.list({perPage: 50})
+      for (const now of [clock, clock + 1234, clock + 25 * 60_000]) {
+        clock = now
+        for (const pageNumber of [1, 2, 14, 15]) {
+          const page = domain.deposits.list({perPage: 50, page: pageNumber, snapshot: first.snapshot})
+          const expected = JSON.stringify({
+            totalPages: page.totalPages,
+            currentPage: page.currentPage,
+            perPage: page.perPage,
+            snapshot: page.snapshot,
+            data: page.records.map((record, index) => depositView(record, page.origins[index], now)),
+          })
+          expect(depositPageJson(page, now).toString('utf8')).toBe(expected)
+        }
+      }
+      // A page past the last has no items.
+      const past = domain.deposits.list({perPage: 50, page: 99, snapshot: first.snapshot})
+      expect(JSON.parse(depositPageJson(past, clock).toString('utf8'))).toMatchObject({currentPage: 99, data: []})
+    } finally {
+      await domain.dispose()
+    }
+  })
+
+  it('keeps showing a snapshot page as it was after its records change', async () => {
+    const domain = new SandboxDomain({seedDeposits: 30})
+    try {
+      const first = domain.deposits.list({perPage: 10, status: ['DEPOSIT_PIXKEY_GENERATED', 'PENDING_COMPLIANCE']})
+      const before = depositPageJson(first, domain.now()).toString('utf8')
+      const [record] = first.records
+      expect(record).toBeDefined()
+      domain.transactions.act(record.id, 'pay')
+      const again = domain.deposits.list({perPage: 10, status: ['PENDING_COMPLIANCE', 'DEPOSIT_PIXKEY_GENERATED'], snapshot: first.snapshot})
+      const item = (text: string) => (JSON.parse(text) as {data: Array<{id: string; status: string}>}).data.find((entry) => entry.id === record.id)
+      const shown = item(depositPageJson(again, domain.now()).toString('utf8'))
+      expect(shown?.status).toBe(record.status)
+      expect(shown?.status).toBe(item(before)?.status)
+      expect(domain.transactions.stored(record.id).status).toBe('PAID')
+      const fresh = domain.deposits.list({perPage: 10, status: ['PAID']})
+      expect(fresh.records.some((entry) => entry.id === record.id)).toBe(true)
+    } finally {
+      await domain.dispose()
+    }
   })
 })

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {isLoopbackHost} from '../../api/base-url.js'
-import {BaseCommand, jsonFlag} from '../../base-command.js'
+import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
 import {FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
 
@@ -22,10 +22,18 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     {description: 'Webhooks to a local listener (gateway webhooks listen), webhookUrl staying https', command: '<%= config.bin %> <%= command.id %> --forward-webhooks http://127.0.0.1:4020/'},
     {description: 'A gateway that fails 30% of requests, the same ones each run', command: '<%= config.bin %> <%= command.id %> --faults 0.3 --fault-seed 42'},
     {description: 'A slow link: every answer 50 ms late', command: '<%= config.bin %> <%= command.id %> --latency 50'},
+    {description: 'Every request on stderr as it is answered', command: '<%= config.bin %> <%= command.id %> --log'},
   ]
 
+  /**
+   * None of the global flags: a server has no profile, gateway, answer timeout or HTTP trace of its
+   * own. Only the flags below show in its help, and are accepted. (The type stays the base
+   * command's, which this command never reads: oclif merges baseFlags at run time only.)
+   */
+  static override baseFlags = {} as (typeof BaseCommand)['baseFlags']
+
   static override flags = {
-    json: jsonFlag('one line when ready: baseUrl and the clients'),
+    json: Flags.boolean({description: 'Print one JSON line on stdout when ready: {"baseUrl", "clients", "faults"?}; errors as a JSON document.'}),
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
@@ -43,6 +51,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     }),
     'fault-seed': Flags.integer({description: 'With --faults: the seed of the draw, to fail the same requests again (default: a new one, shown).', dependsOn: ['faults']}),
     latency: Flags.integer({description: 'Delay every answer of the gateway API by this many milliseconds.', min: 0, helpValue: '<ms>'}),
+    log: Flags.boolean({description: 'Print one line per request on stderr: time, method, path, status, duration in ms, client id.'}),
   }
 
   async run(): Promise<void> {
@@ -65,6 +74,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       forwardWebhooksTo: forward,
       faults,
       latencyMs: flags.latency,
+      log: flags.log ? (line) => process.stderr.write(`${line}\n`) : undefined,
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
       throw error

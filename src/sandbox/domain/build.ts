@@ -1,9 +1,9 @@
-import type {DocumentValue, Transaction} from '../../api/types.js'
+import type {DocumentValue, PixResponse, Transaction} from '../../api/types.js'
 import {LIMITS, type DepositStatus} from '../../schemas/enums.js'
 import {documentKind} from '../../schemas/rules.js'
 import type {CreateTransactionBody} from '../../schemas/transaction.js'
 import {ACQUIRER, brCode, txidFor, type Random} from './fixtures.js'
-import {transition, withStatuses, type Action} from './lifecycle.js'
+import {applyAction, enterStatuses, type Action} from './lifecycle.js'
 import type {RecordEntry} from './records.js'
 
 /**
@@ -89,6 +89,31 @@ function createdWith(origin: Origin, status: DepositStatus): readonly DepositSta
   return path.actions.length === 0 && !path.waitIn ? [status] : created
 }
 
+/**
+ * The PIX data of a record made in a given status. Its BR Code is made the first time it is read
+ * (a page of deposits, a lookup) and then kept: making it for 100,000 seeds at start-up would be
+ * a quarter of the seeding's time, for codes most of which nobody reads. One small object per
+ * record, which JSON sees as {uri, expirationDate}.
+ */
+class SeededPixResponse implements PixResponse {
+  #uri?: string
+
+  constructor(
+    private readonly amount: number,
+    private readonly id: string,
+    readonly expirationDate: string,
+  ) {}
+
+  get uri(): string {
+    this.#uri ??= brCode(this.amount, txidFor(this.id))
+    return this.#uri
+  }
+
+  toJSON(): PixResponse {
+    return {uri: this.uri, expirationDate: this.expirationDate}
+  }
+}
+
 export interface RecordInStatus {
   id: string
   origin: Origin
@@ -106,12 +131,12 @@ export interface RecordInStatus {
  * cost a thousand times more than the code itself (the lookup draws it when first asked).
  */
 export function recordIn(spec: RecordInStatus): Transaction {
-  let data = newRecord({id: spec.id, amount: spec.amount, createdAtMs: spec.createdAtMs, statuses: createdWith(spec.origin, spec.status)})
+  const draft = newRecord({id: spec.id, amount: spec.amount, createdAtMs: spec.createdAtMs, statuses: createdWith(spec.origin, spec.status)})
   if (spec.origin === 'QRCODE') {
-    data.pixResponse = {uri: brCode(spec.amount, txidFor(spec.id)), expirationDate: new Date(spec.createdAtMs + QR_LIFETIME_MS).toISOString()}
+    draft.pixResponse = new SeededPixResponse(spec.amount, spec.id, new Date(spec.createdAtMs + QR_LIFETIME_MS).toISOString())
   }
   const path = PATHS[spec.status]
-  for (const action of path.actions) data = transition(data, action, spec.nextStepMs(), {random: spec.random})
-  if (path.waitIn) data = withStatuses(data, [path.waitIn], spec.nextStepMs())
-  return data
+  for (const action of path.actions) applyAction(draft, action, spec.nextStepMs(), {random: spec.random})
+  if (path.waitIn) enterStatuses(draft, [path.waitIn], spec.nextStepMs())
+  return draft
 }

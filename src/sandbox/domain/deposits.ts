@@ -1,13 +1,13 @@
 import {randomUUID} from 'node:crypto'
 
-import type {Deposit, DepositPage, Transaction} from '../../api/types.js'
+import type {Transaction} from '../../api/types.js'
 import type {DepositQuery} from '../../schemas/deposit.js'
 import {LIMITS, type DepositStatus} from '../../schemas/enums.js'
 import {recordIn} from './build.js'
 import {Invalid} from './errors.js'
 import type {RecordStore} from './records.js'
 import {differences, filterTexts, select, SNAPSHOT_TTL_MS, Snapshots, type Snapshot} from './snapshots.js'
-import {depositView} from './views.js'
+import type {DepositPageOf} from './views.js'
 
 /** Deposits: the list with snapshot paging, and deposits received through the merchant's PIX key. */
 export class Deposits {
@@ -19,10 +19,10 @@ export class Deposits {
   ) {}
 
   /**
-   * One page of the deposits a checked query matches. The first request makes a snapshot; later
+   * One page of the deposits a checked query matches (depositPageJson writes it). The first request makes a snapshot; later
    * ones name it, with the same filters and perPage (Invalid otherwise, naming each difference).
    */
-  list(query: DepositQuery): DepositPage {
+  list(query: DepositQuery): DepositPageOf {
     const nowMs = this.now()
     const perPage = query.perPage ?? LIMITS.perPage.default
     const filters = filterTexts(query)
@@ -40,7 +40,7 @@ export class Deposits {
       if (changed.length > 0) throw new Invalid(`snapshot ${found.id} was made ${changed.join('; ')}`)
       snapshot = found
     }
-    return pageOf(snapshot, query.page ?? 1, nowMs)
+    return pageOf(snapshot, query.page ?? 1)
   }
 
   /** A deposit received through the merchant's PIX key, in any status (default DEPOSIT_PIXKEY_GENERATED). */
@@ -55,9 +55,15 @@ export class Deposits {
 }
 
 /** One page of a snapshot: a slice, so it costs O(perPage) however large the snapshot is. */
-function pageOf(snapshot: Snapshot, page: number, nowMs: number): DepositPage {
+function pageOf(snapshot: Snapshot, page: number): DepositPageOf {
   const start = (page - 1) * snapshot.perPage
-  const records = snapshot.records.slice(start, start + snapshot.perPage)
-  const data: Deposit[] = records.map((record, index) => depositView(record, snapshot.origins[start + index], nowMs))
-  return {totalPages: Math.ceil(snapshot.records.length / snapshot.perPage), currentPage: page, perPage: snapshot.perPage, snapshot: snapshot.id, data}
+  const end = start + snapshot.perPage
+  return {
+    totalPages: Math.ceil(snapshot.records.length / snapshot.perPage),
+    currentPage: page,
+    perPage: snapshot.perPage,
+    snapshot: snapshot.id,
+    records: snapshot.records.slice(start, end),
+    origins: snapshot.origins.slice(start, end),
+  }
 }

@@ -1,14 +1,12 @@
 import {createHash} from 'node:crypto'
 
+import {isJsonObject} from '../../schemas/rules.js'
 import {Invalid} from './errors.js'
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** JSON with object keys sorted at every level, so that key order does not change a digest. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const keys = Object.keys(value)
       .filter((key) => value[key] !== undefined)
       .sort()

@@ -31,15 +31,30 @@ export interface WithHistory {
   updatedAt: string
 }
 
-/** Appends statuses to the history, closing the current one's duration. */
-export function withStatuses<T extends WithHistory>(data: Readonly<T>, statuses: readonly string[], atMs: number): T {
-  const history = [...data.statusHistory]
+/**
+ * Enters statuses, in place: closes the current status's duration and appends the new ones. The
+ * record must be a draft whose history array is its own; the entries it shares with an earlier
+ * version are replaced, never changed.
+ */
+export function enterStatuses(draft: WithHistory, statuses: readonly string[], atMs: number): void {
+  const history = draft.statusHistory
   const at = new Date(atMs).toISOString()
-  const last = history.at(-1)
-  if (last) history[history.length - 1] = {...last, durationInMilliseconds: Math.max(0, atMs - Date.parse(last.date))}
+  const index = history.length - 1
+  if (index >= 0) {
+    const last = history[index]
+    history[index] = {status: last.status, date: last.date, durationInMilliseconds: Math.max(0, atMs - Date.parse(last.date))}
+  }
   // A passing status (PROCESSING_*) is left at once: its duration stays 0.
   for (const status of statuses) history.push({status, date: at, durationInMilliseconds: 0})
-  return {...data, status: statuses.at(-1)!, statusHistory: history, updatedAt: at} as T
+  draft.status = statuses.at(-1)!
+  draft.updatedAt = at
+}
+
+/** A new version of a record with statuses appended; the old one is left as it was. */
+export function withStatuses<T extends WithHistory>(data: Readonly<T>, statuses: readonly string[], atMs: number): T {
+  const next = {...data, statusHistory: data.statusHistory.slice()} as T
+  enterStatuses(next, statuses, atMs)
+  return next
 }
 
 /** The part of what was paid that a refund or an infraction takes: all of it unless told otherwise. */
@@ -50,54 +65,61 @@ function partOfPaid(data: Readonly<Transaction>, amount: number | undefined): nu
 }
 
 /**
- * Moves a record one step through its life, filling what the step implies. Raises Conflict for a
- * step its status does not allow, and Invalid for an amount out of bounds.
+ * Moves a draft one step through its life, in place, filling what the step implies. Raises
+ * Conflict for a step its status does not allow, and Invalid for an amount out of bounds, before
+ * changing anything. Seeding builds records with it directly: no copy per step.
  */
-export function transition(data: Readonly<Transaction>, action: Action, atMs: number, options: TransitionOptions = {}): Transaction {
+export function applyAction(draft: Transaction, action: Action, atMs: number, options: TransitionOptions = {}): void {
   const rule = TRANSITIONS[action]
-  if (!rule.from.includes(data.status)) {
-    throw new Conflict(`cannot ${action} a record in status ${data.status}: ${action} applies to ${rule.from.join(', ')}`)
+  if (!rule.from.includes(draft.status)) {
+    throw new Conflict(`cannot ${action} a record in status ${draft.status}: ${action} applies to ${rule.from.join(', ')}`)
   }
-  const next = withStatuses(data, rule.to, atMs)
-  const at = next.updatedAt
   const {amount} = options
   if (amount !== undefined && (!Number.isInteger(amount) || amount < LIMITS.amount.min || amount > LIMITS.amount.max)) {
     throw new Invalid(`amount must be an integer number of cents from ${LIMITS.amount.min} to ${LIMITS.amount.max}`)
   }
+  const expiry = action === 'pay' ? draft.pixResponse?.expirationDate : undefined
+  if (expiry && Date.parse(expiry) < atMs) throw new Conflict(`cannot pay: the QR code expired at ${expiry}`)
+  const taken = action === 'refund' || action === 'infraction' ? partOfPaid(draft, amount) : 0
+  enterStatuses(draft, rule.to, atMs)
+  const at = draft.updatedAt
   switch (action) {
     case 'pay': {
-      const expiry = data.pixResponse?.expirationDate
-      if (expiry && Date.parse(expiry) < atMs) throw new Conflict(`cannot pay: the QR code expired at ${expiry}`)
-      const customer = data.customer
+      const customer = draft.customer
       const document = customer && (typeof customer.document === 'string' ? customer.document : customer.document.value)
       const payer = payerFor(customer ? {name: customer.name, document} : undefined, options.random)
-      const paid = amount ?? data.amount
-      return {
-        ...next,
-        amountPaid: paid,
-        paymentDate: at,
-        endToEnd: endToEndId(payer.bankAccount.ispb, atMs),
-        payer,
-        receiver,
-        feeAmount: Math.max(1, Math.round(paid * 0.0099)),
-        paymentReceipt: receipt(data.id, 'payment', atMs),
-        errorMessage: null,
-      }
+      const paid = amount ?? draft.amount
+      draft.amountPaid = paid
+      draft.paymentDate = at
+      draft.endToEnd = endToEndId(payer.bankAccount.ispb, atMs)
+      draft.payer = payer
+      draft.receiver = receiver
+      draft.feeAmount = Math.max(1, Math.round(paid * 0.0099))
+      draft.paymentReceipt = receipt(draft.id, 'payment', atMs)
+      draft.errorMessage = null
+      return
     }
     case 'refund':
-      return {
-        ...next,
-        refundAmount: partOfPaid(data, amount),
-        refundDate: at,
-        endToEndRefund: endToEndId(data.receiver?.bankAccount.ispb ?? receiver.bankAccount.ispb, atMs, 'D'),
-        refundReceipt: receipt(data.id, 'refund', atMs),
-        errorMessageRefund: null,
-      }
+      draft.refundAmount = taken
+      draft.refundDate = at
+      draft.endToEndRefund = endToEndId(draft.receiver?.bankAccount.ispb ?? receiver.bankAccount.ispb, atMs, 'D')
+      draft.refundReceipt = receipt(draft.id, 'refund', atMs)
+      draft.errorMessageRefund = null
+      return
     case 'infraction':
-      return {...next, infractionAmount: partOfPaid(data, amount), infractionDate: at}
+      draft.infractionAmount = taken
+      draft.infractionDate = at
+      return
     case 'block':
-      return next
+      return
     case 'fail':
-      return {...next, errorMessage: options.message ?? 'the acquirer refused the payment (sandbox)'}
+      draft.errorMessage = options.message ?? 'the acquirer refused the payment (sandbox)'
   }
+}
+
+/** A new version of a record moved one step through its life (see applyAction); the old one is left as it was. */
+export function transition(data: Readonly<Transaction>, action: Action, atMs: number, options: TransitionOptions = {}): Transaction {
+  const next: Transaction = {...data, statusHistory: data.statusHistory.slice()}
+  applyAction(next, action, atMs, options)
+  return next
 }

@@ -14,10 +14,15 @@ export function mulberry32(seed: number): Random {
 /** An integer in [min, max]. */
 export const between = (random: Random, min: number, max: number) => min + Math.floor(random() * (max - min + 1))
 
+const HEX = Array.from({length: 256}, (_, byte) => byte.toString(16).padStart(2, '0'))
+
 /** A UUID v4 drawn from a seeded generator, so seeded ids repeat with the seed too. */
 export function seededUuid(random: Random): string {
-  const word = () => Math.floor(random() * 0x1_0000_0000).toString(16).padStart(8, '0')
-  const hex = word() + word() + word() + word()
+  let hex = ''
+  for (let word = 0; word < 4; word += 1) {
+    const value = Math.floor(random() * 0x1_0000_0000)
+    hex += HEX[value >>> 24] + HEX[(value >>> 16) & 0xff] + HEX[(value >>> 8) & 0xff] + HEX[value & 0xff]
+  }
   const variant = '89ab'[Number.parseInt(hex[16], 16) & 3]
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20)}`
 }

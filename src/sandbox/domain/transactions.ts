@@ -74,7 +74,7 @@ export class Transactions {
     const pix = stored.pixResponse
     if (!pix || pix.qrCodeBase64) return stored
     const qrCodeBase64 = await qrPngDataUri(pix.uri)
-    return this.records.update(id, (data) => ({...data, pixResponse: {...pix, ...data.pixResponse, qrCodeBase64}}))!.data
+    return this.records.update(id, (data) => ({...data, pixResponse: {uri: pix.uri, expirationDate: pix.expirationDate, qrCodeBase64}}))!.data
   }
 
   /** Moves a record one step of its life (Conflict when its status does not allow the step). */

@@ -23,12 +23,33 @@ export async function issueToken(state: SandboxState, client: SandboxClient): Pr
   return {accessToken, expiresIn}
 }
 
+/** How many verified tokens are remembered, so that a busy client's token is checked once, not per request. */
+const VERIFIED_LIMIT = 1000
+
+/** Verified tokens by signing key: a new key (a revocation) starts an empty list. */
+const verified = new WeakMap<Uint8Array, Map<string, TokenClaims>>()
+
 /** Checks an Authorization header: 401 when missing, malformed, expired, forged or revoked. */
 export async function verifyBearer(state: SandboxState, header: string | undefined): Promise<TokenClaims> {
   const match = /^Bearer\s+(\S+)$/i.exec(header ?? '')
   if (!match) throw new HttpError(401, 'missing bearer token: send Authorization: Bearer <access_token>')
+  let known = verified.get(state.signingKey)
+  if (!known) {
+    known = new Map()
+    verified.set(state.signingKey, known)
+  }
+  const claims = known.get(match[1])
+  // A remembered token is still checked for expiry, against the sandbox's clock.
+  if (claims && claims.expiresAt > state.now()) return claims
+  const checked = await verifyToken(state, match[1])
+  if (known.size >= VERIFIED_LIMIT) known.delete(known.keys().next().value!)
+  known.set(match[1], checked)
+  return checked
+}
+
+async function verifyToken(state: SandboxState, token: string): Promise<TokenClaims> {
   try {
-    const {payload} = await jwtVerify(match[1], state.signingKey, {
+    const {payload} = await jwtVerify(token, state.signingKey, {
       issuer: ISSUER,
       algorithms: ['HS256'],
       currentDate: new Date(state.now()),

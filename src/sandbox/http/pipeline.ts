@@ -16,6 +16,13 @@ export interface PipelineOptions {
   host: string
   /** Delay every answer of the gateway API by this much (not the sandbox's controls). */
   latencyMs?: number
+  /** Receives one line per request: time, method, path, status, duration, client id. */
+  log?: (line: string) => void
+}
+
+/** The request log's line: `2026-05-04T12:00:00.000Z POST /core/transaction 201 12ms sandbox`. */
+export function logLine(atMs: number, method: string, path: string, outcome: string, durationMs: number, clientId = '-'): string {
+  return `${new Date(atMs).toISOString()} ${method} ${path} ${outcome} ${Math.round(durationMs)}ms ${clientId}`
 }
 
 /** Statistics leave out the reads of the statistics themselves. */
@@ -48,7 +55,7 @@ const sleep = (ms: number) =>
  * a fault that acts after it (the answer lost, or late), the latency, and the answer.
  */
 export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const {router, state, domain, host, latencyMs = 0} = options
+  const {router, state, domain, host, latencyMs = 0, log} = options
 
   function count(name: string): void {
     if (name === UNCOUNTED) return
@@ -65,6 +72,15 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET'
+    const startedAtMs = Date.now()
+    const started = performance.now()
+    let ctx: RouteContext | undefined
+    /** Logs how the request ended: its status, or what became of the connection. */
+    const finish = (outcome: string) => {
+      if (!log) return
+      const path = ctx?.url.pathname ?? (req.url ?? '/').split('?')[0]
+      log(logLine(startedAtMs, method, path, outcome, performance.now() - started, ctx?.clientId))
+    }
     let route: Route | undefined
     let fault: Fault | undefined
     let reply: Reply
@@ -77,12 +93,13 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
       }
       route = match.route
       count(match.name)
-      const ctx: RouteContext = {req, url, params: match.params, state, domain}
+      ctx = {req, url, params: match.params, state, domain}
       await authorize(ctx, route)
       // The token endpoint is open to queued faults, not to random ones: its failure has a control of its own.
       fault = route.api === false ? undefined : state.faults.take(match.name, {random: route.auth !== false})
       if (fault?.kind === 'reset') {
         req.socket.resetAndDestroy()
+        finish('reset')
         return
       }
       reply = fault?.kind === 'status' ? faultReply(fault) : await route.handler(ctx)
@@ -91,19 +108,25 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
     }
     if (fault?.kind === 'reset-after') {
       req.socket.resetAndDestroy()
+      finish(`reset-after-${reply.status}`)
       return
     }
     // Whatever the route left unread is drained, unless the answer closes the connection anyway.
     if (reply.headers?.connection !== 'close') req.resume()
     const delayMs = (route && route.api !== false ? latencyMs : 0) + (fault?.kind === 'slow' ? fault.delayMs : 0)
     if (delayMs > 0) await sleep(delayMs)
-    if (res.destroyed || req.socket.destroyed) return
+    if (res.destroyed || req.socket.destroyed) {
+      finish(`${reply.status}-unsent`)
+      return
+    }
     writeReply(res, reply)
+    finish(String(reply.status))
   }
 
   // Nothing a request does may bring the server down: what escapes the stages closes its connection.
   return (req, res) =>
     handle(req, res).catch(() => {
       res.destroy()
+      log?.(logLine(Date.now(), req.method ?? 'GET', (req.url ?? '/').split('?')[0], 'closed', 0))
     })
 }

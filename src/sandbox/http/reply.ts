@@ -23,7 +23,7 @@ export interface Reply {
   /** A JSON value; none means an empty body. */
   body?: unknown
   /** The body already serialized as JSON, for answers made faster than JSON.stringify would. */
-  json?: string
+  json?: string | Buffer
   headers?: Record<string, string>
 }
 
@@ -58,7 +58,7 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   }
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
+    'content-length': String(typeof text === 'string' ? Buffer.byteLength(text) : text.length),
     ...reply.headers,
   })
   res.end(text)

@@ -3,7 +3,7 @@ import {z} from 'zod'
 import {checkDepositQuery, type DepositQuery} from '../../schemas/deposit.js'
 import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 import {cents, checkWith, formatIssue, type Issue} from '../../schemas/rules.js'
-import {lookupView} from '../domain/views.js'
+import {depositPageJson, lookupView} from '../domain/views.js'
 import {readJson} from '../http/body.js'
 import {HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
@@ -69,7 +69,8 @@ export function depositRoutes(): Route[] {
       path: '/core/deposit',
       scope: 'deposit',
       handler({url, domain}) {
-        return json(200, domain.deposits.list(checkedQuery(url.searchParams)))
+        const page = domain.deposits.list(checkedQuery(url.searchParams))
+        return {status: 200, json: depositPageJson(page, domain.now())}
       },
     },
     {

@@ -11,7 +11,33 @@ function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
-/** POST /auth/token: OAuth 2.0 client credentials, form-encoded, answering a signed JWT. */
+/** What a 401 to HTTP Basic client authentication carries (RFC 6749 §5.2). */
+const BASIC_CHALLENGE = {'www-authenticate': 'Basic realm="gateway-sandbox"'}
+
+/** One side of HTTP Basic credentials, form-decoded as RFC 6749 §2.3.1 has them encoded. */
+function formDecoded(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '))
+  } catch {
+    throw new HttpError(400, 'the HTTP Basic credentials are not form-encoded')
+  }
+}
+
+/** The client id and secret of an `Authorization: Basic` header, or undefined without one. */
+function basicCredentials(header: string | undefined): {clientId: string; clientSecret: string} | undefined {
+  const match = /^Basic\s+(\S*)\s*$/i.exec(header ?? '')
+  if (!match) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon === -1) throw new HttpError(400, 'the HTTP Basic credentials must be client_id:client_secret, base64-encoded')
+  return {clientId: formDecoded(decoded.slice(0, colon)), clientSecret: formDecoded(decoded.slice(colon + 1))}
+}
+
+/**
+ * POST /auth/token: OAuth 2.0 client credentials, form-encoded, answering a signed JWT. The client
+ * authenticates with client_id and client_secret in the form, as the reference shows, or with
+ * HTTP Basic (RFC 6749 §2.3.1), never both.
+ */
 export function tokenRoutes(): Route[] {
   return [
     {
@@ -27,19 +53,27 @@ export function tokenRoutes(): Route[] {
           throw new HttpError(400, 'the token request must be form-encoded (application/x-www-form-urlencoded)')
         }
         const form = new URLSearchParams(text)
+        const basic = basicCredentials(req.headers.authorization)
         const problems: string[] = []
         const grantType = form.get('grant_type')
         if (!grantType) problems.push('grant_type is required')
         else if (grantType !== 'client_credentials') problems.push(`grant_type must be client_credentials, got "${grantType}"`)
-        const clientId = form.get('client_id')
-        const clientSecret = form.get('client_secret')
-        if (!clientId) problems.push('client_id is required')
-        if (!clientSecret) problems.push('client_secret is required')
+        if (basic) {
+          if (form.has('client_secret')) problems.push('authenticate with HTTP Basic or with client_secret in the form, not both')
+          const formId = form.get('client_id')
+          if (formId !== null && formId !== basic.clientId) problems.push('client_id in the form differs from the HTTP Basic one')
+        } else {
+          if (!form.get('client_id')) problems.push('client_id is required')
+          if (!form.get('client_secret')) problems.push('client_secret is required')
+        }
         if (problems.length > 0) throw new HttpError(400, problems)
-        ctx.clientId = clientId!
+        const {clientId, clientSecret} = basic ?? {clientId: form.get('client_id')!, clientSecret: form.get('client_secret')!}
+        ctx.clientId = clientId
         if (state.failIdentityProvider) throw new HttpError(502, 'the authentication provider could not be reached')
         const client = state.clients.find((candidate) => candidate.clientId === clientId)
-        if (!client || !sameSecret(client.clientSecret, clientSecret!)) throw new HttpError(401, 'invalid client credentials')
+        if (!client || !sameSecret(client.clientSecret, clientSecret)) {
+          throw new HttpError(401, 'invalid client credentials', basic ? BASIC_CHALLENGE : {})
+        }
         const {accessToken, expiresIn} = await issueToken(state, client)
         state.stats.tokensIssued += 1
         return json(200, {

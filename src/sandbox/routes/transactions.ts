@@ -1,17 +1,14 @@
 import type {IncomingMessage} from 'node:http'
 
 import type {CreateTransactionResponse, Transaction} from '../../api/types.js'
-import {formatIssue, type Issue} from '../../schemas/rules.js'
+import {formatIssue, isJsonObject, type Issue} from '../../schemas/rules.js'
 import {checkCreateTransaction} from '../../schemas/transaction.js'
 import {REPLAY_HEADER, UUID_PATTERN} from '../../schemas/enums.js'
 import {ACTIONS, type Action, type TransitionOptions} from '../domain/lifecycle.js'
 import {lookupView} from '../domain/views.js'
-import {readJson, readText} from '../http/body.js'
+import {readJson, readOptionalJson} from '../http/body.js'
 import {HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * The shorter guide names the postal code `zipCode` (accepted as an alias of postalCode). It is
@@ -19,7 +16,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 function withZipCodeAlias(body: Record<string, unknown>): {body: Record<string, unknown>; aliased: boolean} {
   const {address} = body
-  if (!isObject(address) || !('zipCode' in address)) return {body, aliased: false}
+  if (!isJsonObject(address) || !('zipCode' in address)) return {body, aliased: false}
   const {zipCode, ...rest} = address
   return {body: {...body, address: {postalCode: zipCode, ...rest}}, aliased: rest.postalCode === undefined}
 }
@@ -40,22 +37,15 @@ function createResponse(data: Readonly<Transaction>): CreateTransactionResponse 
 }
 
 /** A path's id: 422 when it is not a UUID. */
-export function uuidParam(id: string, what = 'id'): string {
-  if (!UUID_PATTERN.test(id)) throw new HttpError(422, `${what} must be a valid UUID, got "${id}"`)
+export function uuidParam(id: string): string {
+  if (!UUID_PATTERN.test(id)) throw new HttpError(422, `id must be a valid UUID, got "${id}"`)
   return id
 }
 
 /** The optional body of a life-cycle control: nothing at all, or {amount?, message?}. */
-export async function readControlOptions(req: IncomingMessage): Promise<TransitionOptions> {
-  const text = (await readText(req)).trim()
-  if (!text) return {}
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new HttpError(422, 'the body is not valid JSON')
-  }
-  if (!isObject(body)) throw new HttpError(422, 'the body must be a JSON object: {"amount"?: cents, "message"?: text}')
+async function readControlOptions(req: IncomingMessage): Promise<TransitionOptions> {
+  const body = await readOptionalJson(req)
+  if (!body) return {}
   const problems: string[] = []
   if (body.amount !== undefined && typeof body.amount !== 'number') problems.push('amount must be an integer number of cents')
   if (body.message !== undefined && typeof body.message !== 'string') problems.push('message must be a text')

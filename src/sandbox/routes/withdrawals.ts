@@ -3,8 +3,8 @@ import {z} from 'zod'
 import {checkWith, formatIssue} from '../../schemas/rules.js'
 import {REPLAY_HEADER} from '../../schemas/enums.js'
 import {checkWithdraw} from '../../schemas/withdraw.js'
-import {withdrawalView, withdrawResponse} from '../domain/withdrawals.js'
-import {readJson, readText} from '../http/body.js'
+import {withdrawalView, withdrawResponse, type Settlement} from '../domain/withdrawals.js'
+import {readJson, readOptionalJson} from '../http/body.js'
 import {HttpError, json} from '../http/reply.js'
 import type {Route, RouteContext} from '../http/router.js'
 import {uuidParam} from './transactions.js'
@@ -23,16 +23,8 @@ const settleSchema = z.strictObject({
 })
 
 /** The optional body of the settle control: nothing (PAID), or {status?: "PAID" | "FAILED", message?}. */
-async function readSettlement(req: RouteContext['req']) {
-  const text = (await readText(req)).trim()
-  if (!text) return {status: 'PAID' as const}
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new HttpError(422, 'the body is not valid JSON')
-  }
-  const checked = checkWith(settleSchema, body)
+async function readSettlement(req: RouteContext['req']): Promise<Settlement> {
+  const checked = checkWith(settleSchema, (await readOptionalJson(req)) ?? {})
   if (!checked.ok) throw new HttpError(422, checked.issues.map(formatIssue))
   const {status = 'PAID', message} = checked.value
   if (status === 'PAID' && message !== undefined) throw new HttpError(422, 'message goes with status FAILED only')

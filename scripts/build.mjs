@@ -1,0 +1,363 @@
+#!/usr/bin/env node
+// Builds the CLI in four steps:
+//   1. tsc: type-checks src/ and writes dist/ module by module (the library in dist/api, and
+//      declarations);
+//   2. esbuild: bundles @oclif/core and every command into one file, dist/bundle/gateway.cjs,
+//      which bin/run.js starts. The commands are found here, at build time, from
+//      src/commands/**/*.ts (topic/verb.ts is `topic verb`, topic/index.ts is `topic`), and handed
+//      to oclif as one object under its `explicit` command-discovery strategy (package.json
+//      oclif.commands). What a command loads with `await import()` is in the file too, but runs
+//      only when reached;
+//   3. oclif manifest: oclif.manifest.json, from the bundle, so help and command lookup never
+//      load a command;
+//   4. a V8 code cache of the bundle (dist/bundle/gateway.cjs.cache), made by running the CLI's
+//      hot paths against a sandbox: bin/run.js hands it to V8, which then skips most compiling.
+// Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
+// (FILE: esbuild's account of what went into the bundle, for size studies)
+import {execFileSync, spawn} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
+import {join, relative, sep} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+import {build} from 'esbuild'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const require = createRequire(import.meta.url)
+const commandsDir = join(root, 'src', 'commands')
+const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
+const bin = join(root, 'bin', 'run.js')
+
+/** Every command file under src/commands, with its oclif id. */
+function discoverCommands(dir = commandsDir) {
+  return readdirSync(dir, {withFileTypes: true})
+    .flatMap((entry) => {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) return discoverCommands(path)
+      if (!entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) return []
+      const parts = relative(commandsDir, path).slice(0, -'.ts'.length).split(sep)
+      if (parts.at(-1) === 'index') parts.pop()
+      return [{id: parts.join(':'), path}]
+    })
+    .sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/**
+ * Plugins that ship inside the bundle, as parts of the CLI itself: oclif then loads no plugin at
+ * start-up (reading each one's package.json and manifest took ~10 ms of every run). Their commands
+ * are found from the manifest each plugin publishes, and their hooks from its package.json; the
+ * CLI's package.json names each hook (oclif.hooks), and the build checks that it does.
+ */
+const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete', '@oclif/plugin-not-found']
+/** Events that never happen here: the CLI has no plugin installer. */
+const NO_SUCH_EVENTS = new Set(['plugins:preinstall', 'plugins:postinstall', 'plugins:preuninstall', 'plugins:postuninstall'])
+
+/** A file of a plugin, as oclif finds it: the path itself, with .js, or a folder's index.js. */
+function pluginFile(dir, target) {
+  const path = join(dir, target)
+  for (const candidate of [path, `${path}.js`, join(path, 'index.js')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate
+    } catch {
+      // Try the next.
+    }
+  }
+  throw new Error(`${dir}: no file for ${target}`)
+}
+
+function pluginParts(name) {
+  const dir = join(root, 'node_modules', ...name.split('/'))
+  const pjson = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  let manifest = {commands: {}}
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'oclif.manifest.json'), 'utf8'))
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error
+  }
+  const commands = Object.entries(manifest.commands).map(([id, command]) => ({id, path: join(dir, ...command.relativePath)}))
+  const hooks = Object.entries(pjson.oclif?.hooks ?? {})
+    .filter(([event]) => !NO_SUCH_EVENTS.has(event))
+    .flatMap(([event, targets]) =>
+    [targets].flat().map((target) => ({event, path: pluginFile(dir, typeof target === 'string' ? target : target.target), identifier: target.identifier ?? 'default'})),
+  )
+  return {commands, hooks}
+}
+
+/** The identifier the bundle exports a plugin's hook under. */
+const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
+
+/** The bundle's entry: oclif's runner, the command index for the explicit strategy, the hooks. */
+function entrySource(commands, hooks) {
+  const lines = [
+    `import {readFileSync} from 'node:fs'`,
+    `import {join} from 'node:path'`,
+    `import {flush, handle, run as runOclif, settings} from '@oclif/core'`,
+    `export {flush, handle}`,
+    `/** Runs the CLI whose package is in root. */`,
+    `export function run(root, argv) {`,
+    // A built CLI: never look for TypeScript sources to transpile (oclif would load typescript).
+    `  settings.enableAutoTranspile = false`,
+    // The package.json, read here at once, spares oclif its search for the package's root.
+    `  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
+    `  return runOclif(argv, {root, pjson})`,
+    `}`,
+    // bin/run.js words a mistyped command itself.
+    `export function commandNotFound(...args) {`,
+    `  return require(${JSON.stringify(join(root, 'src', 'cli', 'not-found.ts'))}).commandNotFound(...args)`,
+    `}`,
+  ]
+  for (const {event, path, identifier} of hooks) {
+    lines.push(`export function ${hookIdentifier(event)}(options) {`)
+    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(this, options)`)
+    lines.push(`}`)
+  }
+  // Each command's module (and what it imports) is evaluated when oclif asks for that command,
+  // never at start-up: `--version` evaluates none, `tx get` only its own.
+  lines.push('export const COMMANDS = Object.defineProperties({}, {')
+  for (const {id, path} of commands) lines.push(`  ${JSON.stringify(id)}: {enumerable: true, get: () => require(${JSON.stringify(path)}).default},`)
+  lines.push('})')
+  return `${lines.join('\n')}\n`
+}
+
+/**
+ * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
+ * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
+ * The CLI needs only dispatchers, interceptors and `request`, so the bundle takes them from undici's
+ * own modules.
+ * The names offered are listed here; the build fails if the sources ask undici for another one.
+ */
+const UNDICI_SLIM = `
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
+import api from 'undici/lib/api/index.js'
+import util from 'undici/lib/core/util.js'
+import globalDispatcher from 'undici/lib/global.js'
+export {default as Agent} from 'undici/lib/dispatcher/agent.js'
+export {default as Client} from 'undici/lib/dispatcher/client.js'
+export {default as Pool} from 'undici/lib/dispatcher/pool.js'
+export {default as errors} from 'undici/lib/core/errors.js'
+export {Dispatcher}
+export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
+// Each interceptor is loaded when first asked for.
+export const interceptors = {
+  get redirect() { return require('undici/lib/interceptor/redirect.js') },
+  get responseError() { return require('undici/lib/interceptor/response-error.js') },
+  get retry() { return require('undici/lib/interceptor/retry.js') },
+  get dump() { return require('undici/lib/interceptor/dump.js') },
+  get dns() { return require('undici/lib/interceptor/dns.js') },
+  get cache() { return require('undici/lib/interceptor/cache.js') },
+  get decompress() { return require('undici/lib/interceptor/decompress.js') },
+  get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
+}
+
+// As undici's index does: every dispatcher answers request(), stream(), pipeline()...
+Object.assign(Dispatcher.prototype, api)
+
+/** undici's request(url, options): the URL split into origin and path, sent by options.dispatcher. */
+export function request(url, options = {}) {
+  const target = options.path == null ? util.parseURL(url) : new URL(util.parseOrigin(url).origin + (options.path.startsWith('/') ? '' : '/') + options.path)
+  const {dispatcher = getGlobalDispatcher()} = options
+  return dispatcher.request({
+    ...options,
+    origin: target.origin,
+    path: target.pathname + target.search,
+    method: options.method || (options.body ? 'PUT' : 'GET'),
+  })
+}
+`
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
+
+/** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
+function undiciNames(source) {
+  const lists = [
+    ...source.matchAll(/import\s*\{([^{}]*)\}\s*from\s*['"]undici['"]/g),
+    ...source.matchAll(/\{([^{}]*)\}\s*=\s*await\s+import\(\s*['"]undici['"]\s*\)/g),
+  ]
+  // Any other use (a namespace, a default import, an import() kept whole) takes all of it.
+  const uses = source.match(/from\s*['"]undici['"]|import\(\s*['"]undici['"]\s*\)/g)?.length ?? 0
+  const whole = uses > lists.length
+  return {names: lists.flatMap(([, list]) => list.split(',').map((item) => item.split(/\s+as\s+|:/)[0].trim()).filter(Boolean)), whole}
+}
+
+/**
+ * undici's HTTP/2 client loads node:http2 at start (~14 ms) for its constants, though it speaks
+ * HTTP/2 only when asked to (allowH2). Hand it the same constants, read here from Node at build
+ * time, and node:http2 itself on first use.
+ */
+const HTTP2_ON_DEMAND = `
+const constants = ${JSON.stringify((await import('node:http2')).constants)}
+let http2
+const real = () => (http2 ??= require('node:http2'))
+module.exports = new Proxy({constants}, {get: (target, name) => (name === 'constants' ? constants : real()[name])})
+`
+
+/**
+ * Changes to dependencies' code on the start-up path, each found verbatim or the build fails.
+ */
+const PATCHES = [
+  // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
+  // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
+  {
+    file: 'node_modules/@oclif/core/lib/config/plugin.js',
+    find: '.sort((a, b) => a.id.localeCompare(b.id));',
+    replace: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
+  },
+  // oclif loads node:child_process at start (~6 ms, with node:net) for a shell it looks for on
+  // Windows only, and asks wsl-utils, which loads it too, whether it runs under WSL: load it when
+  // used, and ask is-wsl (whose answer wsl-utils passes on).
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    find: 'const node_child_process_1 = require("node:child_process");',
+    replace: 'const node_child_process_1 = {execSync: (...args) => require("node:child_process").execSync(...args)};',
+  },
+  // oclif loads a glob library at start to find command files, which the explicit strategy and
+  // the manifest never need.
+  {
+    file: 'node_modules/@oclif/core/lib/config/plugin.js',
+    find: 'const tinyglobby_1 = require("tinyglobby");',
+    replace: 'const tinyglobby_1 = {glob: (...args) => require("tinyglobby").glob(...args)};',
+  },
+  {
+    file: 'node_modules/@oclif/core/lib/util/os.js',
+    find: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    replace: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
+  },
+]
+
+const patches = {
+  name: 'patches',
+  setup(builder) {
+    const files = new Map(PATCHES.map(({file}) => [join(root, file), PATCHES.filter((patch) => patch.file === file)]))
+    builder.onLoad({filter: /[\\/]node_modules[\\/]/}, ({path}) => {
+      const patchesOfFile = files.get(path)
+      if (!patchesOfFile) return undefined
+      let source = readFileSync(path, 'utf8')
+      for (const patch of patchesOfFile) {
+        if (!source.includes(patch.find)) return {errors: [{text: `${patch.file} no longer has \`${patch.find}\`: review PATCHES in scripts/build.mjs`}]}
+        source = source.replace(patch.find, patch.replace)
+      }
+      return {contents: source, loader: 'js'}
+    })
+  },
+}
+
+const slimUndici = {
+  name: 'slim-undici',
+  setup(builder) {
+    builder.onResolve({filter: /^undici$/}, ({importer}) => {
+      const source = readFileSync(importer, 'utf8').replace(/import\s+type\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')
+      const {names, whole} = undiciNames(source)
+      const missing = names.filter((name) => !UNDICI_SLIM_NAMES.has(name))
+      if (whole || missing.length > 0) {
+        const what = whole ? 'undici as a whole' : `${missing.join(', ')} from undici`
+        return {errors: [{text: `${relative(root, importer)} takes ${what}: name each export it uses, and offer it in UNDICI_SLIM (scripts/build.mjs)`}]}
+      }
+      return {path: 'undici', namespace: 'slim-undici'}
+    })
+    builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
+    builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
+    )
+    builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
+  },
+}
+
+const run = (command, args, env = {}) => execFileSync(command, args, {cwd: root, stdio: 'inherit', env: {...process.env, ...env}})
+const binOf = (pkg, name) => join(root, 'node_modules', pkg, require(`${pkg}/package.json`).bin[name])
+
+rmSync(join(root, 'dist'), {recursive: true, force: true})
+run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
+
+const ownCommands = discoverCommands()
+if (ownCommands.length === 0) throw new Error(`no command found under ${commandsDir}`)
+const plugins = BUNDLED_PLUGINS.map(pluginParts)
+const commands = [...ownCommands, ...plugins.flatMap((plugin) => plugin.commands)]
+const clash = commands.find(({id}, index) => commands.findIndex((other) => other.id === id) !== index)
+if (clash) throw new Error(`two commands have the id "${clash.id}"`)
+const hooks = plugins.flatMap((plugin) => plugin.hooks)
+const declared = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif?.hooks ?? {}
+for (const {event} of hooks) {
+  if (hooks.filter((hook) => hook.event === event).length > 1) throw new Error(`two bundled plugins hook "${event}": give each its own export`)
+  const entry = [declared[event]].flat().find((hook) => hook?.identifier === hookIdentifier(event))
+  if (!entry || entry.target !== './dist/bundle/gateway.cjs') {
+    throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
+  }
+}
+const result = await build({
+  stdin: {contents: entrySource(commands, hooks), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
+  bundle: true,
+  // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
+  format: 'cjs',
+  // `await import()` of a bundled module becomes a call of its initialiser, run when first reached.
+  supported: {'dynamic-import': false},
+  platform: 'node',
+  target: 'node20',
+  outfile: bundle,
+  // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
+  external: ['typescript', 'ts-node', 'tsx'],
+  // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
+  // npm checks the CLI's engines, which are stricter, at install.
+  define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
+  plugins: [slimUndici, patches],
+  minify: !process.argv.includes('--no-minify'),
+  keepNames: true,
+  logLevel: 'warning',
+  metafile: true,
+})
+// bin/run.js reads the bundle as Latin-1, some 3 ms faster than decoding UTF-8, so it must be
+// ASCII: esbuild escapes strings and identifiers, not what is left in regular expressions and
+// comments, which \u escapes mean the same in. Only String.raw would see the difference.
+const code = readFileSync(bundle, 'utf8')
+for (const [raw] of code.matchAll(/String\.raw`[^`]*`/g)) {
+  if (/[^\0-\x7f]/.test(raw)) throw new Error(`the bundle has a String.raw template with characters outside ASCII: ${raw.slice(0, 80)}`)
+}
+const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+writeFileSync(bundle, code.replace(/[^\0-\x7f]/g, (char) => escape(char)), 'ascii')
+
+const metafile = process.argv.indexOf('--metafile')
+if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
+console.log(`bundled ${ownCommands.length} commands, and ${commands.length - ownCommands.length} commands and ${hooks.length} hooks of plugins, into ${relative(root, bundle)}`)
+
+/**
+ * Runs the CLI's hot paths with bin/run.js told to write the code cache as it exits: each run
+ * starts from the cache the last one wrote, and adds what it compiled.
+ */
+async function makeCodeCache() {
+  const work = mkdtempSync(join(tmpdir(), 'gateway-build-'))
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS'))
+  const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json'], {env: base, stdio: ['ignore', 'pipe', 'inherit']})
+  try {
+    const {baseUrl} = JSON.parse(await new Promise((resolve) => createInterface({input: sandbox.stdout}).once('line', resolve)))
+    const env = {
+      ...base,
+      GATEWAY_CODE_CACHE_WRITE: '1',
+      GATEWAY_CONFIG_DIR: join(work, 'config'),
+      GATEWAY_BASE_URL: baseUrl,
+      GATEWAY_CLIENT_ID: 'sandbox',
+      GATEWAY_CLIENT_SECRET: 'sandbox-secret',
+    }
+    const gateway = (args, status = 0) => {
+      try {
+        return execFileSync(process.execPath, [bin, ...args], {env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+      } catch (error) {
+        if (error.status !== status) throw error
+        return error.stdout
+      }
+    }
+    const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json']))
+    gateway(['tx', 'get', id, '--json'])
+    gateway(['tx', 'create', '--amount', '10.00'], 2)
+    gateway(['--version'])
+  } finally {
+    sandbox.kill('SIGTERM')
+    rmSync(work, {recursive: true, force: true})
+  }
+}
+
+// (oclif, the tool, would otherwise look up its own newer versions on the registry at each build.)
+if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'], {OCLIF_SKIP_NEW_VERSION_CHECK: 'true'})
+if (!process.argv.includes('--no-code-cache')) {
+  await makeCodeCache()
+  console.log(`wrote the code cache of ${relative(root, bundle)}`)
+}

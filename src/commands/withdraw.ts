@@ -1,0 +1,146 @@
+import {Flags} from '@oclif/core'
+
+import type {WithdrawResponse} from '../api/types.js'
+import {BaseCommand, jsonFlag} from '../base-command.js'
+import type {CommandContext} from '../cli/context.js'
+import {UsageError} from '../cli/errors.js'
+import {flagsOf, refuse} from '../input/fields.js'
+import {WITHDRAW_FIELDS} from '../input/withdraw.js'
+import type {WithdrawBody} from '../schemas/withdraw.js'
+
+export const WITHDRAW_OUTPUTS = ['table', 'json'] as const
+
+export interface WithdrawOptions {
+  /** The flags of WITHDRAW_FIELDS, as parsed. */
+  fields: Record<string, unknown>
+  /** --body: a file, or - for stdin. */
+  body?: string
+  yes?: boolean
+  dryRun?: boolean
+  output?: (typeof WITHDRAW_OUTPUTS)[number]
+}
+
+export type WithdrawResult = WithdrawResponse & {idempotencyKey: string; replayed: boolean}
+
+export interface DryRunResult {
+  dryRun: true
+  request: {method: 'POST'; url: string; body: WithdrawBody}
+  idempotencyKey: string
+}
+
+/**
+ * `withdraw`: checks every field offline, puts the PIX key in its registered form (inferring its
+ * type when none is given), asks for confirmation (a prompt in a terminal, --yes elsewhere), and
+ * sends the withdrawal with an idempotency key, made when none is given, so that no retry ever
+ * pays twice.
+ */
+export async function withdraw(options: WithdrawOptions, ctx: CommandContext): Promise<WithdrawResult | DryRunResult | undefined> {
+  const {readJsonBody} = await import('../input/body.js')
+  const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
+  const {prepareWithdraw} = await import('../input/withdraw.js')
+  const {randomUUID} = await import('node:crypto')
+  const prepared = await prepareWithdraw(options.fields, base, randomUUID)
+  if (!prepared.value) refuse(WITHDRAW_FIELDS, prepared.issues, prepared)
+  const body = prepared.value
+  const asJson = options.output === 'json' || (options.output === undefined && ctx.globals.json)
+  if (prepared.inferredType) ctx.note(`PIX key type: ${prepared.inferredType}, inferred from the key (--pix-key-type sets it).`)
+
+  const session = await ctx.session()
+  const {checkEndpointPath} = await import('../api/base-url.js')
+  const {DEFAULT_WITHDRAW_PATH} = await import('../api/gateway.js')
+  const path = ctx.env.GATEWAY_WITHDRAW_PATH
+    ? checkEndpointPath(ctx.env.GATEWAY_WITHDRAW_PATH, 'GATEWAY_WITHDRAW_PATH')
+    : session.settings?.withdrawPath
+      ? checkEndpointPath(session.settings.withdrawPath, `the withdrawPath of profile "${session.profile}"`)
+      : DEFAULT_WITHDRAW_PATH
+  const {maskKey} = await import('../input/pix-key.js')
+
+  if (options.dryRun) {
+    const redacted = {...body, pixKey: maskKey(body.pixKey)}
+    const result: DryRunResult = {dryRun: true, request: {method: 'POST', url: session.client.url(path).href, body: redacted}, idempotencyKey: body.idempotencyKey}
+    ctx.note('Dry run: nothing was sent. This is the request a run without --dry-run would send (the PIX key masked):')
+    if (asJson) return emit(result, options, ctx)
+    ctx.out(`POST ${result.request.url}`)
+    ctx.out(JSON.stringify(redacted, null, 2))
+    return undefined
+  }
+
+  await confirm(body, options, ctx)
+  if (prepared.generatedKey && !asJson) {
+    ctx.note(`Idempotency key: ${body.idempotencyKey} (to retry this exact withdrawal safely, pass --idempotency-key ${body.idempotencyKey})`)
+  }
+  const api = await ctx.api()
+  const {withSpinner} = await import('../output/spinner.js')
+  const {body: created, replayed} = await withSpinner(ctx.io, 'Sending the withdrawal', () => api.withdraw(body, {path}))
+  const result: WithdrawResult = {...created, idempotencyKey: body.idempotencyKey, replayed}
+  if (replayed) {
+    ctx.note(`This withdrawal was created earlier with the idempotency key ${body.idempotencyKey}: the gateway answered it again, and nothing new was sent out.`)
+    ctx.note(`Its current status cannot be looked up (the gateway has no withdrawal lookup): ${created.status} is the status the gateway answered; its notifications say where it went since.`)
+  }
+  if (asJson) return emit(result, options, ctx)
+  const {withdrawalLines} = await import('../render/withdrawal.js')
+  for (const line of withdrawalLines(created, {pixKey: maskKey(body.pixKey), pixKeyType: body.pixKeyType}, ctx.paint, {replayed})) ctx.out(line)
+  return undefined
+}
+
+/** JSON on stdout: returned for --json's single document, written here for --output json. */
+function emit<T>(result: T, options: WithdrawOptions, ctx: CommandContext): T | undefined {
+  if (ctx.globals.json) return result
+  ctx.json(result)
+  return undefined
+}
+
+/**
+ * Money leaves only when the operator said so: --yes, or "y" at a prompt in a terminal (the default
+ * is no). Without a terminal and without --yes, nothing is sent.
+ */
+async function confirm(body: WithdrawBody, options: WithdrawOptions, ctx: CommandContext): Promise<void> {
+  if (options.yes) return
+  if (options.body === '-') {
+    throw new UsageError('--body - reads the request from stdin, which leaves no terminal to ask in: confirm the withdrawal with --yes (nothing was sent)')
+  }
+  if (!(ctx.io.stdinTTY && ctx.io.stderrTTY)) {
+    throw new UsageError('a withdrawal sends money: confirm it with --yes when there is no terminal to ask in (nothing was sent)', {
+      hint: 'Check the request first with --dry-run.',
+    })
+  }
+  const {confirmQuestion} = await import('../render/withdrawal.js')
+  const {confirm: ask} = await import('../output/prompt.js')
+  if (!(await ask(ctx.io, confirmQuestion(body, ctx.paint)))) throw new UsageError('not confirmed: nothing was sent')
+}
+
+export default class Withdraw extends BaseCommand<typeof Withdraw> {
+  static override summary = 'Send money out by PIX to a PIX key, after a confirmation.'
+
+  static override description = `Sends a PIX withdrawal (POST {base}/core/withdraw; another path per profile with \`login --withdraw-path\`, or with GATEWAY_WITHDRAW_PATH). Every field is checked offline first: a violation exits 2, names the flag and the rule, and sends nothing.
+
+The PIX key is checked against its type and sent in the form the DICT registers: CPF and CNPJ without punctuation (CNPJ letters upper case, so a lower-case alphanumeric CNPJ is accepted), e-mail in lower case, a mobile phone as +55 + DDD + number, a random key (EVP) as a lower-case UUID. Without --pix-key-type the type is inferred from the key, and said on stderr; an 11-digit number that is a valid CPF is read as a CPF (give a phone as +55...).
+
+Before anything is sent, the amount in BRL, the key and its type are shown for confirmation: in a terminal a prompt that defaults to no; without one, --yes is required, else exit 2 and nothing is sent. --dry-run prints the request that would be sent, the key masked, and sends nothing.
+
+An idempotency key is always sent; one is made when none is given and shown on stderr (idempotencyKey in --json), so a run that failed half-way can be retried with --idempotency-key without paying twice. When the gateway answers with an earlier withdrawal of the same key (Idempotent-Replayed: true), the CLI says so.`
+
+  static override examples = [
+    {description: 'Withdraw R$ 150,00 to a CPF key, confirming at the prompt', command: '<%= config.bin %> <%= command.id %> --amount 15000 --pix-key 529.982.247-25'},
+    {
+      description: 'From a script: no prompt, a key of your own for safe retries',
+      command: '<%= config.bin %> <%= command.id %> --amount 990 --pix-key maria@example.com --idempotency-key payout-4711 --yes --json',
+    },
+    {description: 'See the request without sending it', command: '<%= config.bin %> <%= command.id %> --amount 5000 --pix-key +5511987654321 --dry-run'},
+    {description: 'From a JSON body on stdin', command: "echo '{\"amount\":1000,\"pixKey\":\"12ABC34501DE35\"}' | <%= config.bin %> <%= command.id %> --body - --yes"},
+  ]
+
+  static override flags = {
+    json: jsonFlag('the withdraw response (id, externalCode, amount, status) plus idempotencyKey and replayed; with --dry-run, the request that would be sent'),
+    ...flagsOf(WITHDRAW_FIELDS),
+    body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
+    yes: Flags.boolean({char: 'y', description: 'Send without asking; required when there is no terminal.'}),
+    'dry-run': Flags.boolean({description: 'Print the request that would be sent, the key masked, and send nothing.'}),
+    output: Flags.string({description: 'table: lines for a person (default); json: the response plus idempotencyKey.', options: [...WITHDRAW_OUTPUTS]}),
+  }
+
+  async run(): Promise<WithdrawResult | DryRunResult | undefined> {
+    const {body, yes, 'dry-run': dryRun, output, ...fields} = this.flags
+    return withdraw({fields, body, yes, dryRun, output: output as WithdrawOptions['output']}, this.ctx)
+  }
+}

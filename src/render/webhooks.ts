@@ -1,0 +1,37 @@
+import type {Paint} from '../cli/terminal.js'
+import {localTime} from '../output/time.js'
+import type {ListenerEvent} from '../webhooks/listener.js'
+
+/** The time of day of an instant in the operator's zone: 14:03:07. */
+function clock(iso: string, zone?: string): string {
+  return localTime(iso, zone).split(' ')[1] ?? iso
+}
+
+const or = (value: string | undefined, fallback = '-') => value || fallback
+
+/**
+ * One line for a person per listener event: when, which notification, and what happened.
+ * received: time, notification id, kind, the record's new status, the notification's own status,
+ * reference id, original destination.
+ */
+export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): string {
+  const time = paint('dim', clock(event.at, zone))
+  if (event.type === 'received') {
+    const parts = [time, or(event.id, '(no id)'), or(event.kind), paint('bold', or(event.recordStatus)), `[${or(event.status)}]`, `ref ${or(event.referenceId)}`]
+    if (event.originalUrl) parts.push(`for ${event.originalUrl}`)
+    if (event.method !== 'POST') parts.push(`(${event.method} ${event.path})`)
+    return parts.join('  ')
+  }
+  if (event.type === 'forwarded') {
+    const ok = event.status >= 200 && event.status < 300
+    return [time, or(event.id, '(no id)'), `${paint(ok ? 'green' : 'yellow', `→ ${event.status}`)} from ${event.target} (${event.durationMs} ms)`].join('  ')
+  }
+  const answered = event.answered === undefined ? '' : `; answered ${event.answered}`
+  const where = {
+    forward: `could not forward to ${event.target ?? 'the app'}`,
+    request: 'bad request',
+    answer: 'could not answer the sender',
+    server: 'listener error',
+  }[event.stage]
+  return [time, or(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${event.error}${answered}`].join('  ')
+}
