@@ -2,7 +2,6 @@ import {isReplay, type GatewayClient, type QueryValue} from './client.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
-import {REPLAY_HEADER} from '../schemas/enums.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
 import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction, WithdrawResponse} from './types.js'
 
@@ -16,11 +15,6 @@ export interface Idempotent<T> {
   replayed: boolean
 }
 
-function replayedOf(headers: Record<string, string | string[] | undefined>): boolean {
-  const value = headers[REPLAY_HEADER]
-  return String(Array.isArray(value) ? value[0] : value).trim().toLowerCase() === 'true'
-}
-
 /** Where transactions are created, and looked up (`{id}` for the id). */
 export const TRANSACTION_PATH = '/core/transaction'
 export const TRANSACTION_LOOKUP = '/core/transaction/{id}'
@@ -29,13 +23,6 @@ export const TRANSACTION_LOOKUP = '/core/transaction/{id}'
 export type DepositListQuery = DepositQuery
 
 export type SandboxAction = 'pay' | 'refund' | 'infraction' | 'block' | 'fail'
-
-/** The answer to a POST that carried an idempotency key, and whether it replays an earlier one. */
-export interface Idempotent<T> {
-  body: T
-  /** The gateway answered an earlier request with the same key (header Idempotent-Replayed: true). */
-  replayed: boolean
-}
 
 /** The gateway's endpoints, typed. Every call goes through the client's single door. */
 export class GatewayApi {
@@ -81,9 +68,11 @@ export class GatewayApi {
   async withdraw(body: WithdrawBody, options: {path?: string} = {}): Promise<Idempotent<WithdrawResponse>> {
     const {body: answer, headers} = await this.client.request<WithdrawResponse>('POST', options.path ?? DEFAULT_WITHDRAW_PATH, {
       json: body,
+      // The key makes the withdrawal safe to send again after a 429, a 5xx or a lost answer.
+      idempotencyKey: body.idempotencyKey,
       context: 'the withdrawal',
     })
-    return {body: answer, replayed: replayedOf(headers)}
+    return {body: answer, replayed: isReplay(headers)}
   }
 
   /** POST /dispatcher/request/resend: accepted (201, no body) is all it says; delivery follows. */

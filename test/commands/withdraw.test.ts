@@ -229,14 +229,24 @@ describe('withdraw', () => {
       expect(await withdrawals()).toBe(before + 1)
     })
 
-    it('exits 7 on a 500 and 6 on a 429, with the key to retry safely', async () => {
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 1})
-      const failed = await cli(['--amount', '100', '--pix-key', CPF, '--yes'])
+    it('exits 7 on a 500 and 6 on a 429 once the retries run out, with the key to retry safely', async () => {
+      const instant = (args: string[]) => runCommand(['withdraw', ...args], {env, sleep: async () => {}})
+      // Four answers: the first attempt and its three retries.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 4})
+      const failed = await instant(['--amount', '100', '--pix-key', CPF, '--yes'])
       expect(failed.code).toBe(7)
-      expect(failed.stderr).toMatch(/^Idempotency key: [0-9a-f-]{36} /m)
+      const key = /^Idempotency key: ([0-9a-f-]{36}) /m.exec(failed.stderr)![1]
       expect(failed.stderr).toContain('the withdrawal: the gateway failed (500)')
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 429, count: 1})
-      expect((await cli(['--amount', '100', '--pix-key', CPF, '--yes'])).code).toBe(6)
+      expect(failed.stderr).toContain(`gave up after 4 attempts); idempotency key ${key}`)
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 429, count: 4})
+      expect((await instant(['--amount', '100', '--pix-key', CPF, '--yes'])).code).toBe(6)
+      // Fewer failures than attempts: the withdrawal goes through, once.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'reset-after', count: 1})
+      const through = await instant(['--amount', '777', '--pix-key', CPF, '--external-code', 'retried-once-1', '--yes', '--json'])
+      expect(through.code).toBe(0)
+      expect(JSON.parse(through.stdout)).toMatchObject({replayed: true, externalCode: 'retried-once-1'})
+      const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{externalCode?: string}>}
+      expect(listed.data.filter((withdrawal) => withdrawal.externalCode === 'retried-once-1')).toHaveLength(1)
     })
   })
 })

@@ -1,0 +1,89 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand, type RunOptions} from '../helpers/context.js'
+import {recordFigures} from '../helpers/figures.js'
+import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+
+/**
+ * 200 withdrawals against a gateway that fails 30% of its requests, with every kind of fault: each
+ * exits 0, or 6 or 7 naming its idempotency key; sent again with that key, each failed one is made
+ * once or answered as made; the sandbox then holds exactly 200 withdrawals, one per external code.
+ */
+
+const RUNS = 200
+const AT_ONCE = 20
+const SEED = 2026
+
+describe('withdrawals under faults', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+  const options = (): RunOptions => ({env, sleep: async () => {}})
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({faults: {rate: 0.3, kinds: ['500', '503', '429', 'reset', 'reset-after', 'slow'], seed: SEED}})
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+    expect(login.code).toBe(0)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+  })
+
+  it(`${RUNS} withdraw runs: none doubled, none lost`, async () => {
+    const code = (index: number) => `withdraw-run-${String(index).padStart(4, '0')}`
+    const args = (index: number) => ['withdraw', '--amount', String(100 + index), '--pix-key', 'maria@example.com', '--external-code', code(index), '--yes', '--timeout', '1s', '--json']
+    const exits: number[] = []
+    const keys = new Map<number, string>()
+    let next = 0
+    await Promise.all(
+      Array.from({length: AT_ONCE}, async () => {
+        while (next < RUNS) {
+          const index = next++
+          const result = await runCommand(args(index), options())
+          expect([0, 6, 7], result.stdout + result.stderr).toContain(result.code)
+          exits[index] = result.code
+          if (result.code !== 0) {
+            // The error names the key to send it again with.
+            const key = /idempotency key ([0-9a-f-]{36})/.exec(JSON.parse(result.stdout).error.message)?.[1]
+            expect(key, result.stdout).toBeDefined()
+            keys.set(index, key!)
+          }
+        }
+      }),
+    )
+    // Each failed one sent again with its key, still under faults, until it goes through.
+    let resent = 0
+    for (const [index, key] of keys) {
+      for (let pass = 1; ; pass++) {
+        expect(pass, `${code(index)} keeps failing`).toBeLessThanOrEqual(10)
+        resent += 1
+        const again = await runCommand([...args(index), '--idempotency-key', key], options())
+        if (again.code === 0) break
+        expect([6, 7]).toContain(again.code)
+      }
+    }
+    const injected = ((await (await fetch(`${sandbox.baseUrl}/_sandbox/faults`)).json()) as {injected: Record<string, number>}).injected
+    await control(sandbox.baseUrl, '/_sandbox/faults', {rate: 0})
+    const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{externalCode?: string}>}
+    const codes = listed.data.map((withdrawal) => withdrawal.externalCode).filter((externalCode) => externalCode?.startsWith('withdraw-run-'))
+    const distinct = new Set(codes)
+    expect(codes).toHaveLength(RUNS)
+    expect(distinct.size).toBe(RUNS)
+    recordFigures('withdrawals-under-faults', {
+      runs: RUNS,
+      atOnce: AT_ONCE,
+      faultRate: 0.3,
+      faultSeed: SEED,
+      faultsInjectedByKind: injected,
+      exitCodes: {0: exits.filter((exit) => exit === 0).length, 6: exits.filter((exit) => exit === 6).length, 7: exits.filter((exit) => exit === 7).length},
+      sentAgainWithTheirKey: resent,
+      records: codes.length,
+      duplicates: codes.length - distinct.size,
+      lost: RUNS - distinct.size,
+    })
+  })
+})
