@@ -71,7 +71,24 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   }
   const api = await ctx.api()
   const {withSpinner} = await import('../output/spinner.js')
-  const {body: created, replayed} = await withSpinner(ctx.io, 'Sending the withdrawal', () => api.withdraw(body, {path}))
+  const {journaled} = await import('../journal/journaled.js')
+  // Written to the journal before it is sent: a run that dies before the answer leaves it pending,
+  // for `journal retry` to settle under the same key.
+  const {body: created, replayed} = await withSpinner(ctx.io, 'Sending the withdrawal', () =>
+    journaled(
+      ctx,
+      {
+        command: 'withdraw',
+        idempotencyKey: body.idempotencyKey,
+        amount: body.amount,
+        externalCode: body.externalCode,
+        destination: body.pixKey,
+        request: {method: 'POST', path, body},
+      },
+      () => api.withdraw(body, {path}),
+      (sent) => ({id: sent.body.id, status: sent.body.status, replayed: sent.replayed}),
+    ),
+  )
   const result: WithdrawResult = {...created, idempotencyKey: body.idempotencyKey, replayed}
   if (replayed) {
     ctx.note(`This withdrawal was created earlier with the idempotency key ${body.idempotencyKey}: the gateway answered it again, and nothing new was sent out.`)

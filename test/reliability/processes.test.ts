@@ -69,6 +69,38 @@ describe('processes', () => {
     figures.killedProcess = {killedAfterSending: 1, pendingEntries: 1, recordsAfterRetry: charges.length, replayed: true}
   })
 
+  it('a withdraw killed after sending and before the answer leaves a pending entry, and journal retry settles it with exactly one withdrawal', async () => {
+    const paidOut = async () => {
+      const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{id: string; externalCode?: string}>}
+      return listed.data.filter((withdrawal) => withdrawal.externalCode === 'killed-payout-1')
+    }
+    await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'slow', delayMs: 60_000, count: 1})
+    const child = spawn(process.execPath, [BIN, 'withdraw', '--amount', '2500', '--pix-key', 'maria@example.com', '--external-code', 'killed-payout-1', '--yes', '--json'], {
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    const deadline = Date.now() + 20_000
+    while ((await paidOut()).length === 0) {
+      expect(Date.now(), 'the withdrawal was never made').toBeLessThan(deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    child.kill('SIGKILL')
+    expect(await exited).toBe('SIGKILL')
+
+    const journal = new Journal(config.dir)
+    const [entry] = (await journal.entries()).filter((candidate) => candidate.externalCode === 'killed-payout-1')
+    expect(entry).toMatchObject({state: 'pending', outcomes: 0, command: 'withdraw', amount: 2500})
+    expect(JSON.stringify(entry)).not.toContain('"destination":"maria@example.com"')
+
+    const retry = await runCommand(['journal', 'retry', '--yes', '--json'], {env})
+    expect(retry.code).toBe(0)
+    const withdrawals = await paidOut()
+    expect(withdrawals).toHaveLength(1)
+    expect((await journal.entries()).find((candidate) => candidate.entry === entry.entry)).toMatchObject({state: 'done', outcome: {id: withdrawals[0].id, replayed: true}})
+    figures.killedWithdraw = {killedAfterSending: 1, pendingEntries: 1, recordsAfterRetry: withdrawals.length, replayed: true}
+  })
+
   it('20 processes at once on a token under the renewal margin: all succeed, the cache stays valid JSON, at most 2 token requests', async () => {
     const created = await runCommand(['tx', 'create', '--amount', '100', '--json'], {env})
     const {id} = JSON.parse(created.stdout) as {id: string}

@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {Journal} from '../../src/journal/journal.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand, type RunOptions} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
@@ -7,8 +8,8 @@ import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
 /**
  * 200 withdrawals against a gateway that fails 30% of its requests, with every kind of fault: each
- * exits 0, or 6 or 7 naming its idempotency key; sent again with that key, each failed one is made
- * once or answered as made; the sandbox then holds exactly 200 withdrawals, one per external code.
+ * exits 0, or 6 or 7 naming its idempotency key and left pending in the journal; `journal retry`
+ * makes each once or has it answered as made; the sandbox then holds exactly 200 withdrawals, one per external code.
  */
 
 const RUNS = 200
@@ -55,17 +56,20 @@ describe('withdrawals under faults', () => {
         }
       }),
     )
-    // Each failed one sent again with its key, still under faults, until it goes through.
-    let resent = 0
-    for (const [index, key] of keys) {
-      for (let pass = 1; ; pass++) {
-        expect(pass, `${code(index)} keeps failing`).toBeLessThanOrEqual(10)
-        resent += 1
-        const again = await runCommand([...args(index), '--idempotency-key', key], options())
-        if (again.code === 0) break
-        expect([6, 7]).toContain(again.code)
-      }
+    // Each failed one is pending in the journal: journal retry, still under faults, until none is.
+    const journal = new Journal(config.dir)
+    expect((await journal.entries()).filter((entry) => entry.state === 'pending').length).toBe(keys.size)
+    let passes = 0
+    while ((await journal.entries()).some((entry) => entry.state === 'pending')) {
+      passes += 1
+      expect(passes, 'journal retry keeps failing').toBeLessThanOrEqual(10)
+      const retry = await runCommand(['journal', 'retry', '--yes', '--timeout', '1s', '--json'], options())
+      expect([0, 6, 7]).toContain(retry.code)
     }
+    const entries = await journal.entries()
+    expect(entries).toHaveLength(RUNS)
+    expect(entries.every((entry) => entry.state === 'done')).toBe(true)
+    const resent = passes
     const injected = ((await (await fetch(`${sandbox.baseUrl}/_sandbox/faults`)).json()) as {injected: Record<string, number>}).injected
     await control(sandbox.baseUrl, '/_sandbox/faults', {rate: 0})
     const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{externalCode?: string}>}
@@ -80,7 +84,7 @@ describe('withdrawals under faults', () => {
       faultSeed: SEED,
       faultsInjectedByKind: injected,
       exitCodes: {0: exits.filter((exit) => exit === 0).length, 6: exits.filter((exit) => exit === 6).length, 7: exits.filter((exit) => exit === 7).length},
-      sentAgainWithTheirKey: resent,
+      journalRetryPasses: resent,
       records: codes.length,
       duplicates: codes.length - distinct.size,
       lost: RUNS - distinct.size,
