@@ -2,6 +2,7 @@ import {EventEmitter} from 'node:events'
 import {createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
+import {describeNetworkError} from '../api/network.js'
 import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
 
 /** What a notification says about itself, read tolerantly from its headers and body. */
@@ -110,22 +111,6 @@ export function summarize(headers: Record<string, string>, body: unknown): Notif
   }
 }
 
-/** Why a forward failed, in a few words: the network error's code, or a timeout. */
-function reasonOf(error: unknown): string {
-  const seen = new Set<unknown>()
-  let current: unknown = error
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current)
-    const {code, name} = current as {code?: string; name?: string}
-    if (code === 'ECONNREFUSED') return 'connection refused'
-    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset'
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found'
-    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timed out'
-    current = (current as {cause?: unknown}).cause
-  }
-  return error instanceof Error ? error.message : String(error)
-}
-
 /**
  * A local receiver of webhook notifications. Each request is handled on its own, start to end:
  * read, reported, relayed to the app when there is one, answered. Nothing is kept between
@@ -155,7 +140,7 @@ export class WebhookListener extends EventEmitter {
   async start(): Promise<string> {
     const server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        this.emitEvent({type: 'failed', at: this.stamp(), stage: 'server', error: reasonOf(error)})
+        this.emitEvent({type: 'failed', at: this.stamp(), stage: 'server', error: describeNetworkError(error)})
         if (!res.headersSent) res.writeHead(500).end()
         else res.destroy()
       })
@@ -282,7 +267,7 @@ export class WebhookListener extends EventEmitter {
       if (type) answerHeaders = {'content-type': Array.isArray(type) ? type[0] : type}
       answerBody = Buffer.from(await response.body.arrayBuffer())
     } catch (error) {
-      const reason = reasonOf(error)
+      const reason = describeNetworkError(error)
       const answered = reason === 'timed out' ? 504 : 502
       const durationMs = Math.round(performance.now() - started)
       this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error: reason, answered, target, durationMs})
