@@ -81,6 +81,8 @@ export class GatewayApi {
   async withdraw(body: WithdrawBody, options: {path?: string} = {}): Promise<Idempotent<WithdrawResponse>> {
     const {body: answer, headers} = await this.client.request<WithdrawResponse>('POST', options.path ?? DEFAULT_WITHDRAW_PATH, {
       json: body,
+      // With a key, a 429, a 5xx or a lost connection is retried: the gateway answers a repeat with the first one's record.
+      idempotencyKey: body.idempotencyKey,
       context: 'the withdrawal',
     })
     return {body: answer, replayed: replayedOf(headers)}
