@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import type {FlagTable} from '../input/fields.js'
-import {MAX_BATCH_ROWS} from './limits.js'
+import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'
 
 /** The batch's flags, shared by `withdraw` and `tx create`; --batch excludes the single record's. */
 export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTotal: number; brl: string; single: string[]}) {
@@ -13,7 +13,7 @@ export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTo
       helpGroup: group,
       exclusive: [...table.map((field) => field.flag), ...options.single],
     }),
-    concurrency: Flags.integer({description: 'Rows sent at once (1 to 16).', default: 4, min: 1, max: 16, helpGroup: group, dependsOn: ['batch']}),
+    concurrency: Flags.integer({description: `Rows sent at once, 1 to 16 (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 16, helpGroup: group, dependsOn: ['batch']}),
     'max-rows': Flags.integer({
       description: `Refuse a batch of more rows than this (default ${MAX_BATCH_ROWS}).`,
       min: 1,

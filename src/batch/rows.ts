@@ -12,6 +12,8 @@ import type {BatchProblem, BatchRow, BatchValue} from './read.js'
 export interface RowFlags {
   flags: Record<string, unknown>
   problems: BatchProblem[]
+  /** The flags an unknown field's name is closest to: likely meant, so not also said to be missing. */
+  meant: Set<string>
 }
 
 const TRUE = /^(true|yes|y|1|x)$/i
@@ -76,13 +78,15 @@ export function rowFlags(table: FlagTable, row: BatchRow, command: string, unkno
   const byFlag = new Map(table.map((field) => [field.flag, field]))
   const flags: Record<string, unknown> = {}
   const problems: BatchProblem[] = []
+  const meant = new Set<string>()
   const {line} = row
   for (const [name, value] of Object.entries(row.fields)) {
     const field = byFlag.get(name)
     if (!field) {
+      const near = closest(name, [...byFlag.keys()])
+      if (near) meant.add(near)
       if (unknown.has(name)) continue
       unknown.add(name)
-      const near = closest(name, [...byFlag.keys()])
       problems.push({line, field: name, message: `${name} is not a field of ${command}${near ? `; did you mean ${near}?` : ` (the fields are the flags' names: ${[...byFlag.keys()].join(', ')})`}`})
       continue
     }
@@ -110,7 +114,7 @@ export function rowFlags(table: FlagTable, row: BatchRow, command: string, unkno
     }
     flags[name] = text
   }
-  return {flags, problems}
+  return {flags, problems, meant}
 }
 
 /**

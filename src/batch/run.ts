@@ -6,6 +6,7 @@ import type {OutputFormat} from '../output/printer.js'
 import type {Column} from '../output/table.js'
 import {brl} from '../render/money.js'
 import type {Issue} from '../schemas/rules.js'
+import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'
 import type {BatchFormat, BatchProblem} from './read.js'
 
 /**
@@ -118,8 +119,10 @@ export interface BatchOptions {
   yes?: boolean
   dryRun?: boolean
   output?: OutputFormat
-  concurrency: number
-  maxRows: number
+  /** Rows sent at once (default 4). */
+  concurrency?: number
+  /** Default 10000. */
+  maxRows?: number
   maxTotal?: number
 }
 
@@ -177,14 +180,15 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
   const {readBatch, rowIdempotencyKeys, BatchTooLargeError} = await import('./read.js')
   const {rowFlags, parseProblems, unflagged} = await import('./rows.js')
 
+  const maxRows = options.maxRows ?? MAX_BATCH_ROWS
   // 1. Read the file, every row checked offline by the single command's rules.
   const input = await openInput(options.file, ctx)
   let file: Awaited<ReturnType<typeof readBatch>>
   try {
-    file = await readBatch(input, {maxRows: options.maxRows})
+    file = await readBatch(input, {maxRows})
   } catch (error) {
     if (error instanceof BatchTooLargeError) {
-      throw new UsageError(`the batch file has more than ${options.maxRows} rows: nothing was sent`, {
+      throw new UsageError(`the batch file has more than ${maxRows} rows: nothing was sent`, {
         hint: `A batch that large is refused unless you raise the limit: --max-rows N (default 10000).`,
       })
     }
@@ -206,7 +210,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
     const parsed = parseProblems(spec.table, read, row.line)
     problems.push(...parsed)
     // A field already refused (null, of the wrong kind, or by its parser) is not said to be missing too.
-    const said = new Set([...read.problems, ...parsed].map((problem) => problem.field))
+    const said = new Set([...read.problems, ...parsed].map((problem) => problem.field).concat([...read.meant]))
     const {body, issues} = await spec.prepare(read.flags)
     for (const issue of issues) {
       const field = fieldOfPath(spec.table, issue.path)?.flag ?? issue.path
@@ -229,7 +233,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
   // 2. The summary, the limits, and the operator's word.
   const session = await ctx.session()
   const maxTotal = options.maxTotal ?? spec.defaultMaxTotal
-  const summary = summarize(spec, prepared, file, options, maxTotal, await spec.destination(ctx), session.profile)
+  const summary = summarize(spec, prepared, file, {...options, maxRows}, maxTotal, await spec.destination(ctx), session.profile)
   for (const line of summaryLines(spec, summary)) ctx.note(line)
   if (summary.totalCents > maxTotal) {
     throw new UsageError(
@@ -264,7 +268,7 @@ function summarize<B extends RowBody>(
   spec: BatchCommand<B>,
   rows: Array<PreparedRow<B>>,
   file: {format: BatchFormat; sha256: string},
-  options: BatchOptions,
+  options: BatchOptions & {maxRows: number},
   maxTotal: number,
   destination: string,
   profile: string,
@@ -434,7 +438,7 @@ async function send<B extends RowBody>(
   }
 
   progress()
-  await Promise.all(Array.from({length: Math.min(options.concurrency, rows.length)}, worker))
+  await Promise.all(Array.from({length: Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, rows.length)}, worker))
   // Interrupted: the rows never started are said so; running the same file again sends them.
   for (const [index, row] of rows.entries()) {
     if (results[index]) continue

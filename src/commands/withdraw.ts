@@ -174,10 +174,9 @@ A CSV batch:
     if (batch !== undefined) {
       const {runBatch} = await import('../batch/run.js')
       const {withdrawBatch} = await import('../batch/commands.js')
-      const {MAX_BATCH_ROWS} = await import('../batch/limits.js')
       return runBatch(
         withdrawBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows: maxRows ?? MAX_BATCH_ROWS, maxTotal},
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
         this.ctx,
       )
     }

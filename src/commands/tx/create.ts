@@ -240,10 +240,9 @@ A CSV batch:
     if (batch !== undefined) {
       const {runBatch} = await import('../../batch/run.js')
       const {txCreateBatch} = await import('../../batch/commands.js')
-      const {MAX_BATCH_ROWS} = await import('../../batch/limits.js')
       return runBatch(
         txCreateBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows: maxRows ?? MAX_BATCH_ROWS, maxTotal},
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
         this.ctx,
       )
     }
