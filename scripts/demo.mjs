@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The operator's whole flow against the embedded sandbox: start it, log in, charge a customer and
 // show the QR code, pay it while a local listener shows the notification arrive, look it up,
-// browse and filter deposits, replay a notification the listener missed, and pay out by PIX.
+// browse and filter deposits, replay a notification the listener missed, pay out by PIX, pay out
+// a small batch from a CSV file (and run it again: nothing twice), and sum the deposits up by day.
 // Uses a throwaway config folder, so the operator's own profiles are never touched.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -141,6 +142,23 @@ try {
   await delivered(payout)
   await new Promise((resolve) => setTimeout(resolve, 300))
   await again.stop()
+
+  // A payout batch from a CSV file: checked row by row, summed up, sent; run again, every row is a replay.
+  const batch = join(home, 'payouts.csv')
+  const payouts = [
+    'amount,pix-key,external-code',
+    '15000,529.982.247-25,payout-2026-11-0001',
+    '990,maria@example.com,payout-2026-11-0002',
+    '2500,+5511987654321,payout-2026-11-0003',
+    '4200,11.222.333/0001-81,payout-2026-11-0004',
+  ].join('\n')
+  writeFileSync(batch, `${payouts}\n`)
+  console.log(`\n${bold(`$ cat ${batch}`)}\n${payouts}`)
+  await gateway(['withdraw', '--batch', batch, '--yes', '--output', 'table'])
+  await gateway(['withdraw', '--batch', batch, '--yes', '--output', 'table'])
+
+  // The reconciliation: the last 7 days of deposits by day and status, with the chart of the daily paid amount.
+  await gateway(['deposits', 'summary', '--from', '7d'])
   console.log(`\n${bold('Done.')} The sandbox was at ${ready.baseUrl}; the demo's config folder is removed.`)
 } finally {
   sandbox.kill('SIGTERM')

@@ -4,6 +4,7 @@ import {parse} from 'csv-parse'
 
 import {UsageError} from '../cli/errors.js'
 import {LIMITS} from '../schemas/enums.js'
+import {MAX_BATCH_ROWS} from './limits.js'
 
 /**
  * Reads the file of `withdraw --batch` and `tx create --batch`: CSV with a header, or NDJSON
@@ -521,7 +522,7 @@ export async function readBatch(input: BatchInput, options: ReadBatchOptions & {
   }
 }
 
-export const MAX_BATCH_ROWS = 10_000
+export {MAX_BATCH_ROWS} from './limits.js'
 
 // ---------------------------------------------------------------------------------------------
 // Idempotency keys

@@ -4,8 +4,11 @@ import type {WithdrawResponse} from '../api/types.js'
 import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
+import {batchFlags, batchHelp} from '../batch/flags.js'
+import {WITHDRAW_MAX_TOTAL} from '../batch/limits.js'
 import {flagsOf, refuse} from '../input/fields.js'
 import {WITHDRAW_FIELDS} from '../input/withdraw.js'
+import {OUTPUT_FORMATS, type OutputFormat} from '../output/printer.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
 
 export const WITHDRAW_OUTPUTS = ['table', 'json'] as const
@@ -46,13 +49,7 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   if (prepared.inferredType) ctx.note(`PIX key type: ${prepared.inferredType}, inferred from the key (--pix-key-type sets it).`)
 
   const session = await ctx.session()
-  const {checkEndpointPath} = await import('../api/base-url.js')
-  const {DEFAULT_WITHDRAW_PATH} = await import('../api/gateway.js')
-  const path = ctx.env.GATEWAY_WITHDRAW_PATH
-    ? checkEndpointPath(ctx.env.GATEWAY_WITHDRAW_PATH, 'GATEWAY_WITHDRAW_PATH')
-    : session.settings?.withdrawPath
-      ? checkEndpointPath(session.settings.withdrawPath, `the withdrawPath of profile "${session.profile}"`)
-      : DEFAULT_WITHDRAW_PATH
+  const path = await withdrawPath(ctx)
   const {maskKey} = await import('../input/pix-key.js')
 
   if (options.dryRun) {
@@ -100,6 +97,16 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   return undefined
 }
 
+/** The withdrawal endpoint's path: GATEWAY_WITHDRAW_PATH, else the profile's, else /core/withdraw. */
+export async function withdrawPath(ctx: CommandContext): Promise<string> {
+  const session = await ctx.session()
+  const {checkEndpointPath} = await import('../api/base-url.js')
+  const {DEFAULT_WITHDRAW_PATH} = await import('../api/gateway.js')
+  if (ctx.env.GATEWAY_WITHDRAW_PATH) return checkEndpointPath(ctx.env.GATEWAY_WITHDRAW_PATH, 'GATEWAY_WITHDRAW_PATH')
+  if (session.settings?.withdrawPath) return checkEndpointPath(session.settings.withdrawPath, `the withdrawPath of profile "${session.profile}"`)
+  return DEFAULT_WITHDRAW_PATH
+}
+
 /** JSON on stdout: returned for --json's single document, written here for --output json. */
 function emit<T>(result: T, options: WithdrawOptions, ctx: CommandContext): T | undefined {
   if (ctx.globals.json) return result
@@ -135,7 +142,22 @@ The PIX key is checked against its type and sent in the form the DICT registers:
 
 Before anything is sent, the amount in BRL, the key and its type are shown for confirmation: in a terminal a prompt that defaults to no; without one, --yes is required, else exit 2 and nothing is sent. --dry-run prints the request that would be sent, the key masked, and sends nothing.
 
-An idempotency key is always sent; one is made when none is given and shown on stderr (idempotencyKey in --json), so a run that failed half-way can be retried with --idempotency-key without paying twice. When the gateway answers with an earlier withdrawal of the same key (Idempotent-Replayed: true), the CLI says so.`
+An idempotency key is always sent; one is made when none is given and shown on stderr (idempotencyKey in --json), so a run that failed half-way can be retried with --idempotency-key without paying twice. When the gateway answers with an earlier withdrawal of the same key (Idempotent-Replayed: true), the CLI says so.
+
+${batchHelp({
+  command: 'withdraw',
+  one: 'withdrawal',
+  many: 'withdrawals',
+  fields: 'amount, pix-key, pix-key-type, webhook-url, external-code, idempotency-key',
+  defaultMaxTotal: WITHDRAW_MAX_TOTAL,
+  brl: 'R$ 100.000,00',
+  extra: 'The key type is inferred from each key when the row gives none.',
+})}
+
+A CSV batch:
+  amount,pix-key,external-code
+  15000,529.982.247-25,payout-2026-11-0001
+  990,maria@example.com,payout-2026-11-0002`
 
   static override examples = [
     {description: 'Withdraw R$ 150,00 to a CPF key, confirming at the prompt', command: '<%= config.bin %> <%= command.id %> --amount 15000 --pix-key 529.982.247-25'},
@@ -145,19 +167,39 @@ An idempotency key is always sent; one is made when none is given and shown on s
     },
     {description: 'See the request without sending it', command: '<%= config.bin %> <%= command.id %> --amount 5000 --pix-key +5511987654321 --dry-run'},
     {description: 'From a JSON body on stdin', command: "echo '{\"amount\":1000,\"pixKey\":\"12ABC34501DE35\"}' | <%= config.bin %> <%= command.id %> --body - --yes"},
+    {description: 'A payout batch: check it, then send it (each row once, however often it is run)', command: '<%= config.bin %> <%= command.id %> --batch payouts.csv --dry-run'},
+    {description: 'The same batch from a script, results as CSV', command: '<%= config.bin %> <%= command.id %> --batch payouts.csv --yes --output csv > results.csv'},
   ]
 
   static override flags = {
-    json: jsonFlag('the withdraw response (id, externalCode, amount, status) plus idempotencyKey and replayed; with --dry-run, the request that would be sent'),
+    json: jsonFlag(
+      'the withdraw response (id, externalCode, amount, status) plus idempotencyKey and replayed; with --dry-run, the request that would be sent; with --batch, {summary, results, tally}',
+    ),
     ...flagsOf(WITHDRAW_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     yes: Flags.boolean({char: 'y', description: 'Send without asking; required when there is no terminal.'}),
-    'dry-run': Flags.boolean({description: 'Print the request that would be sent, the key masked, and send nothing.'}),
-    output: Flags.string({description: 'table: lines for a person (default); json: the response plus idempotencyKey.', options: [...WITHDRAW_OUTPUTS]}),
+    'dry-run': Flags.boolean({description: 'Print the request that would be sent, the key masked, and send nothing; with --batch, stop after the summary.'}),
+    output: Flags.string({
+      description: 'table: lines for a person (default); json: the response plus idempotencyKey. With --batch: table (default in a terminal), ndjson (default otherwise), csv or json.',
+      options: [...OUTPUT_FORMATS],
+    }),
+    ...batchFlags(WITHDRAW_FIELDS, {one: 'withdrawal', defaultMaxTotal: WITHDRAW_MAX_TOTAL, brl: 'R$ 100.000,00', single: ['body']}),
   }
 
-  async run(): Promise<WithdrawResult | DryRunResult | undefined> {
-    const {body, yes, 'dry-run': dryRun, output, ...fields} = this.flags
+  async run(): Promise<unknown> {
+    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, ...fields} = this.flags
+    if (batch !== undefined) {
+      const {runBatch} = await import('../batch/run.js')
+      const {withdrawBatch} = await import('../batch/commands.js')
+      return runBatch(
+        withdrawBatch(),
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
+        this.ctx,
+      )
+    }
+    if (output !== undefined && !(WITHDRAW_OUTPUTS as readonly string[]).includes(output)) {
+      throw new UsageError(`--output ${output} goes with --batch; a single withdrawal prints table or json`)
+    }
     return withdraw({fields, body, yes, dryRun, output: output as WithdrawOptions['output']}, this.ctx)
   }
 }

@@ -114,15 +114,18 @@ export function buildFromFlags(table: FlagTable, flags: Record<string, unknown>,
   return {body, fromFlags, fromBody: pathsOf(base)}
 }
 
+/** The table's row that sets a body path, or the path's nearest parent ("items.1.title" → --item). */
+export function fieldOfPath(table: FlagTable, path: string): FieldFlag | undefined {
+  return [...table].filter((entry) => path === entry.path || path.startsWith(`${entry.path}.`)).sort((a, b) => b.path.length - a.path.length)[0]
+}
+
 /**
  * Names a refused field the way the operator wrote it: the flag that set it, the --body path when
  * the file set it, and the flag that would set it when it is missing.
  */
 export function nameIssue(table: FlagTable, issue: Issue, built: Pick<Built, 'fromFlags' | 'fromBody'> & {body?: Record<string, unknown>}): string {
   const {path, message} = issue
-  const field = [...table]
-    .filter((entry) => path === entry.path || path.startsWith(`${entry.path}.`))
-    .sort((a, b) => b.path.length - a.path.length)[0]
+  const field = fieldOfPath(table, path)
   if (field && built.fromFlags.has(field.path)) {
     const rest = path.slice(field.path.length + 1)
     if (field.describe) return field.describe(rest, message)

@@ -1,5 +1,7 @@
 import {UsageError} from '../cli/errors.js'
-import {buildFromFlags, type Built, type FlagTable} from './fields.js'
+import type {Issue} from '../schemas/rules.js'
+import type {CreateTransactionBody} from '../schemas/transaction.js'
+import {buildFromFlags, nameIssue, type Built, type FlagTable} from './fields.js'
 import {requireCents, requireInteger} from './money.js'
 
 const ITEM_KEYS = ['title', 'unitPrice', 'quantity', 'description'] as const
@@ -145,4 +147,38 @@ export function buildCreateBody(flags: Record<string, unknown>, base: Record<str
     }
   }
   return built
+}
+
+export interface PreparedCreate extends Built {
+  /** The body to send, when every rule held; it always carries an idempotency key. */
+  value?: CreateTransactionBody & {idempotencyKey: string}
+  issues: Issue[]
+  /** Whether the idempotency key was made here, for want of one given. */
+  generatedKey: boolean
+}
+
+/** The message --physical gets when the address it needs is missing. */
+const PHYSICAL_NEEDS_ADDRESS =
+  '--physical needs an address: --address-postal-code, --address-number, --address-street, --address-neighborhood, --address-city, --address-state and --address-country'
+
+/**
+ * Builds the create body from an optional --body object and the flags (flags winning) and checks
+ * every rule, as the sandbox does. An idempotency key is always sent: `makeKey` makes one when none
+ * is given. `tx create` and `tx create --batch` (one row at a time) both come through here.
+ */
+export async function prepareCreate(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string): Promise<PreparedCreate> {
+  const {checkCreateTransaction} = await import('../schemas/transaction.js')
+  const built = buildCreateBody(flags, base)
+  const {body} = built
+  const generatedKey = body.idempotencyKey === undefined
+  if (generatedKey) body.idempotencyKey = makeKey()
+  const checked = checkCreateTransaction(body, {strict: true})
+  if (!checked.ok) return {...built, issues: checked.issues, generatedKey}
+  return {...built, issues: [], generatedKey, value: {...checked.value, idempotencyKey: body.idempotencyKey as string}}
+}
+
+/** A refused field of a create, named after the flag that set it (or the --body path). */
+export function nameCreateIssue(prepared: Pick<PreparedCreate, 'fromFlags' | 'fromBody' | 'body'>, issue: Issue): string {
+  if (issue.path === 'address' && prepared.fromFlags.has('isInfoProduct')) return PHYSICAL_NEEDS_ADDRESS
+  return nameIssue(TX_CREATE_FIELDS, issue, prepared)
 }

@@ -136,6 +136,10 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'pix-key': fc.oneof(fc.constantFrom('529.982.247-24', '+1 555 0100', 'maria@', '3f0c1c8e-2a4b-4f7e-9d51', '11987654321'), junk),
   'pix-key-type': notIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'].flatMap((type) => [type, type.toLowerCase()])),
   'withdraw-path': fc.oneof(fc.constantFrom('core/withdraw', '/core/withdraw?x=1', '/core/withdraw#x', '/core/../withdraw', 'https://api.example.com/withdraw', '/core withdraw'), junk),
+  // withdraw --batch and tx create --batch: a file that is not there, and limits that are no limits
+  batch: wrongPath,
+  'max-rows': wrongInteger(1, 1_000_000),
+  'max-total': fc.oneof(fc.integer({min: Number.MIN_SAFE_INTEGER, max: 0}).map(String), decimal, notANumber),
   // webhooks listen and resend
   'forward-to': fc.oneof(fc.constantFrom('ftp://127.0.0.1:9/', 'example.com', 'http://', '//127.0.0.1'), junk),
   'forward-timeout': malformedDuration,
@@ -147,6 +151,10 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   // withdraw
   'pix-key': fc.oneof(fc.constantFrom('not-a-key', '123', 'maria@', '+55 11 1234', '529.982.247-24', '12.345.678/0001-00', 'g0000000-0000-4000-8000-000000000000'), junk),
   'pix-key-type': notIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP', 'cpf', 'cnpj', 'email', 'phone', 'evp']),
+  // withdraw --batch and tx create --batch: a file that is not there, and limits that are no limits
+  batch: wrongPath,
+  'max-rows': wrongInteger(1, 1_000_000),
+  'max-total': fc.oneof(fc.integer({min: Number.MIN_SAFE_INTEGER, max: 0}).map(String), decimal, notANumber),
   // webhooks listen and resend
   'forward-to': fc.oneof(fc.constantFrom('ftp://127.0.0.1:3000/', 'example.com', 'https://', '//127.0.0.1'), junk),
   'forward-timeout': malformedDuration,

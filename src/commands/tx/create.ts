@@ -5,9 +5,12 @@ import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
-import {flagsOf, nameIssue} from '../../input/fields.js'
+import {batchFlags, batchHelp} from '../../batch/flags.js'
+import {TX_CREATE_MAX_TOTAL} from '../../batch/limits.js'
+import {flagsOf} from '../../input/fields.js'
+import {OUTPUT_FORMATS, type OutputFormat} from '../../output/printer.js'
 import {readJsonBody} from '../../input/body.js'
-import {buildCreateBody, TX_CREATE_FIELDS} from '../../input/transaction.js'
+import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../../input/transaction.js'
 
 export interface TxCreateOptions {
   /** The flags of TX_CREATE_FIELDS, as parsed. */
@@ -24,27 +27,15 @@ export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string
 /** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
 export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
   const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
-  const built = buildCreateBody(options.fields, base)
-  const {body} = built
-  let generatedKey = false
-  if (body.idempotencyKey === undefined) {
-    const {randomUUID} = await import('node:crypto')
-    body.idempotencyKey = randomUUID()
-    generatedKey = true
-  }
-  const {checkCreateTransaction} = await import('../../schemas/transaction.js')
-  const checked = checkCreateTransaction(body, {strict: true})
-  if (!checked.ok) {
-    const physical = built.fromFlags.has('isInfoProduct')
-    const problems = checked.issues.map((issue) =>
-      issue.path === 'address' && physical
-        ? '--physical needs an address: --address-postal-code, --address-number, --address-street, --address-neighborhood, --address-city, --address-state and --address-country'
-        : nameIssue(TX_CREATE_FIELDS, issue, built),
-    )
+  const {randomUUID} = await import('node:crypto')
+  const prepared = await prepareCreate(options.fields, base, randomUUID)
+  if (!prepared.value) {
+    const problems = prepared.issues.map((issue) => nameCreateIssue(prepared, issue))
     throw new UsageError(problems.join('\n'), {messages: problems})
   }
+  const {generatedKey, value: request} = prepared
   if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
-  const idempotencyKey = checked.value.idempotencyKey
+  const idempotencyKey = request.idempotencyKey
   // The profile and its base URL are checked before the key is shown: a refused setting sends nothing.
   const api = await ctx.api()
   if (generatedKey && !ctx.globals.json) {
@@ -54,7 +45,6 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   const {withSpinner} = await import('../../output/spinner.js')
   const {journaled} = await import('../../journal/journaled.js')
   const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
-  const request = checked.value
   let sent: Idempotent<CreateTransactionResponse>
   try {
     sent = await withSpinner(ctx.io, 'Creating the charge', () =>
@@ -193,7 +183,23 @@ Amounts are integer cents (1000 is R$ 10,00). An idempotency key is made when no
 
 --item takes comma-separated key=value pairs: title, unitPrice (cents), quantity (default 1) and description, e.g. --item 'title=T-shirt,unitPrice=2990,quantity=2'. A JSON object works too. Repeat it for each item; titles must be unique.
 
---body FILE (or - for stdin) takes a whole JSON request body; flags override its fields.`
+--body FILE (or - for stdin) takes a whole JSON request body; flags override its fields.
+
+${batchHelp({
+  command: 'tx create',
+  one: 'charge',
+  many: 'charges',
+  fields: 'amount, external-code, idempotency-key, customer-name, customer-document, item, metadata, physical, address-..., every flag above',
+  defaultMaxTotal: TX_CREATE_MAX_TOTAL,
+  brl: 'R$ 1.000.000,00',
+  extra:
+    'A repeatable field (item, metadata) holds one value per line of its cell, or a JSON array (in NDJSON a list; metadata also an object); physical is true or false. The results carry each charge\'s copy-and-paste code (pixCode), to send to its payer.',
+})}
+
+A CSV batch:
+  amount,external-code,customer-name,customer-email
+  7980,order-4711,Maria Silva,maria@example.com
+  1500,order-4712,João Souza,joao@example.com`
 
   static override examples = [
     {description: 'Charge R$ 10,00', command: '<%= config.bin %> <%= command.id %> --amount 1000'},
@@ -209,6 +215,7 @@ Amounts are integer cents (1000 is R$ 10,00). An idempotency key is made when no
     },
     {description: 'From a JSON body, with the key of an earlier attempt', command: '<%= config.bin %> <%= command.id %> --body charge.json --idempotency-key order-4711-attempt'},
     {description: 'Save the QR code as PNG, for a script', command: '<%= config.bin %> <%= command.id %> --amount 1000 --qr-png qr.png --json'},
+    {description: 'A charge per row of a CSV file, the copy-and-paste codes in the results', command: '<%= config.bin %> <%= command.id %> --batch orders.csv --yes --output csv > charges.csv'},
   ]
 
   static override flags = {
@@ -217,10 +224,28 @@ Amounts are integer cents (1000 is R$ 10,00). An idempotency key is made when no
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     qr: Flags.boolean({description: 'Draw the QR code even when stdout is not a terminal.'}),
     'qr-png': Flags.string({description: 'Write the QR code image (PNG) to this file.', helpValue: '<file>'}),
+    ...batchFlags(TX_CREATE_FIELDS, {one: 'charge', defaultMaxTotal: TX_CREATE_MAX_TOTAL, brl: 'R$ 1.000.000,00', single: ['body', 'qr', 'qr-png']}),
+    yes: Flags.boolean({char: 'y', description: 'With --batch: send without asking; required when there is no terminal.', helpGroup: 'BATCH', dependsOn: ['batch']}),
+    'dry-run': Flags.boolean({description: 'With --batch: check every row, show the summary, and send nothing.', helpGroup: 'BATCH', dependsOn: ['batch']}),
+    output: Flags.string({
+      description: 'With --batch: table (default in a terminal), ndjson (default otherwise), csv or json.',
+      options: [...OUTPUT_FORMATS],
+      helpGroup: 'BATCH',
+      dependsOn: ['batch'],
+    }),
   }
 
-  async run(): Promise<TxCreateResult | undefined> {
-    const {body, qr, 'qr-png': qrPng, ...fields} = this.flags
+  async run(): Promise<unknown> {
+    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, yes, 'dry-run': dryRun, output, ...fields} = this.flags
+    if (batch !== undefined) {
+      const {runBatch} = await import('../../batch/run.js')
+      const {txCreateBatch} = await import('../../batch/commands.js')
+      return runBatch(
+        txCreateBatch(),
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
+        this.ctx,
+      )
+    }
     const result = await txCreate({fields, body, qr, qrPng}, this.ctx)
     return this.ctx.globals.json ? result : undefined
   }

@@ -1,0 +1,149 @@
+import {closest} from '../cli/parse-errors.js'
+import type {FlagTable} from '../input/fields.js'
+import type {BatchProblem, BatchRow, BatchValue} from './read.js'
+
+/**
+ * A batch row read as the flags of the single command: each field is a flag's name, and its
+ * value is the text that flag would have been given, so that a row is checked by exactly the same
+ * rules (the flag's own parser, then the contract) as `withdraw --amount ...` or `tx create ...`.
+ */
+
+/** The flags a row stands for, and the problems found while reading its fields. */
+export interface RowFlags {
+  flags: Record<string, unknown>
+  problems: BatchProblem[]
+  /** The flags an unknown field's name is closest to: likely meant, so not also said to be missing. */
+  meant: Set<string>
+}
+
+const TRUE = /^(true|yes|y|1|x)$/i
+const FALSE = /^(false|no|n|0)$/i
+
+/** A scalar value as the text a flag would get: strings as they are, numbers as JSON writes them. */
+function textOf(value: BatchValue): string | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String(value)
+  return undefined
+}
+
+/**
+ * The texts of a repeatable flag: an NDJSON array (objects written as JSON, which --item reads),
+ * an NDJSON object for --metadata (key=value pairs), or a CSV cell holding one value per line
+ * (a line break inside a quoted cell, Alt+Enter in a spreadsheet) or a JSON array.
+ */
+function textsOf(flag: string, value: BatchValue): string[] | undefined {
+  if (Array.isArray(value)) {
+    const texts = value.map((item) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : textOf(item)))
+    return texts.every((text) => text !== undefined) ? (texts as string[]) : undefined
+  }
+  if (value !== null && typeof value === 'object') {
+    if (flag === 'metadata') {
+      const pairs = Object.entries(value).map(([key, inner]) => (textOf(inner) === undefined ? undefined : `${key}=${textOf(inner)}`))
+      return pairs.every((pair) => pair !== undefined) ? (pairs as string[]) : undefined
+    }
+    return [JSON.stringify(value)]
+  }
+  const text = textOf(value)
+  if (text === undefined) return undefined
+  const trimmed = text.trim()
+  if (trimmed.startsWith('[')) {
+    try {
+      const parsed = JSON.parse(trimmed) as BatchValue
+      if (Array.isArray(parsed)) return textsOf(flag, parsed)
+    } catch {
+      // Not JSON: the value as written, below.
+    }
+  }
+  if (flag === 'metadata' && trimmed.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(trimmed) as BatchValue
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return textsOf(flag, parsed)
+    } catch {
+      // Not JSON: the value as written, below.
+    }
+  }
+  return text
+    .split(/\r\n|\n|\r/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+}
+
+/**
+ * Reads a row's fields as the flags of `table`. A field that is no flag of the command, a null
+ * (a value, not an absence, and refused like one in a body) or a value of the wrong kind is a
+ * problem at the row's line, named after the field. `unknown` collects the names already reported
+ * as unknown, so a mistyped CSV column is said once, not on every row.
+ */
+export function rowFlags(table: FlagTable, row: BatchRow, command: string, unknown: Set<string> = new Set()): RowFlags {
+  const byFlag = new Map(table.map((field) => [field.flag, field]))
+  const flags: Record<string, unknown> = {}
+  const problems: BatchProblem[] = []
+  const meant = new Set<string>()
+  const {line} = row
+  for (const [name, value] of Object.entries(row.fields)) {
+    const field = byFlag.get(name)
+    if (!field) {
+      const near = closest(name, [...byFlag.keys()])
+      if (near) meant.add(near)
+      if (unknown.has(name)) continue
+      unknown.add(name)
+      problems.push({line, field: name, message: `${name} is not a field of ${command}${near ? `; did you mean ${near}?` : ` (the fields are the flags' names: ${[...byFlag.keys()].join(', ')})`}`})
+      continue
+    }
+    if (value === null) {
+      problems.push({line, field: name, message: `${name} is null: leave the field out, or give it a value`})
+      continue
+    }
+    if (field.sets !== undefined) {
+      const text = typeof value === 'boolean' ? value : textOf(value)
+      if (text === true || (typeof text === 'string' && TRUE.test(text.trim()))) flags[name] = true
+      else if (text === false || (typeof text === 'string' && FALSE.test(text.trim()))) continue
+      else problems.push({line, field: name, message: `${name} must be true or false`})
+      continue
+    }
+    if (field.multiple) {
+      const texts = textsOf(name, value)
+      if (texts === undefined) problems.push({line, field: name, message: `${name} must be a text, or a list of texts`})
+      else if (texts.length > 0) flags[name] = texts
+      continue
+    }
+    const text = textOf(value)
+    if (text === undefined) {
+      problems.push({line, field: name, message: `${name} must be a text or a number, not ${Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : String(value)}`})
+      continue
+    }
+    flags[name] = text
+  }
+  return {flags, problems, meant}
+}
+
+/**
+ * Every flag of `table` whose parser refuses the row's text, each a problem of its own; those
+ * flags are left out of `flags`, so that the contract's check of the rest does not say the same
+ * field is missing. (Building the body stops at the first parser that refuses.)
+ */
+export function parseProblems(table: FlagTable, row: RowFlags, line: number): BatchProblem[] {
+  const problems: BatchProblem[] = []
+  for (const field of table) {
+    const given = row.flags[field.flag]
+    if (given === undefined || field.sets !== undefined) continue
+    try {
+      if (field.multiple) field.parseAll?.(given as string[], undefined)
+      else field.parse?.(String(given), `--${field.flag}`)
+    } catch (error) {
+      delete row.flags[field.flag]
+      problems.push({line, field: field.flag, message: unflagged(table, (error as Error).message)})
+    }
+  }
+  return problems
+}
+
+/**
+ * A message about flags, said about a row's fields: `--amount must be ...` → `amount must be ...`.
+ * Only the table's own flag names are touched.
+ */
+export function unflagged(table: FlagTable, message: string): string {
+  const names = table.map((field) => field.flag.replace(/[-]/g, '\\-')).sort((a, b) => b.length - a.length)
+  if (names.length === 0) return message
+  return message.replace(new RegExp(`--(${names.join('|')})(?![\\w-])`, 'g'), '$1')
+}
