@@ -239,6 +239,28 @@ describe('withdraw --batch and tx create --batch', () => {
     expect(await heldWithTag('big-total')).toHaveLength(2)
   })
 
+  it('an edited file sent again is refused, naming the rows the journal shows were sent under other keys; --allow-repeats sends them', async () => {
+    const rows = payouts(4, 'edited')
+    const sent = await run(['withdraw', '--batch', file(payoutCsv(rows)), '--yes'])
+    expect(sent.code, sent.stderr).toBe(0)
+    // One amount corrected: a new batch, every derived key new.
+    rows[2] = {...rows[2], amount: rows[2].amount + 1}
+    const edited = file(payoutCsv(rows))
+    const refused = await expectNothingSent(['withdraw', '--batch', edited, '--yes'])
+    const errors = refused.stderr.split('\n').filter((line) => line.startsWith('Error: '))
+    expect(errors.map((line) => /^Error: line (\d+): external-code (\S+): the same withdrawal was sent at \S+ under the key payout-[0-9a-f]{32}-\d \(done in the journal\); this row's key is payout-[0-9a-f]{32}-\d$/.exec(line)?.slice(1))).toEqual([
+      ['2', 'edited-00001'],
+      ['3', 'edited-00002'],
+      ['5', 'edited-00004'],
+    ])
+    expect(refused.stderr).toContain('--allow-repeats')
+    expect(await heldWithTag('edited')).toHaveLength(4)
+    // Said to be meant: every row goes out again, as new withdrawals.
+    const allowed = await run(['withdraw', '--batch', edited, '--yes', '--allow-repeats'])
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(await heldWithTag('edited')).toHaveLength(8)
+  })
+
   it('--dry-run shows the summary and sends nothing', async () => {
     const rows = payouts(8, 'dry-run')
     const before = (await stats(sandbox.baseUrl)).requests
