@@ -229,14 +229,19 @@ describe('withdraw', () => {
       expect(await withdrawals()).toBe(before + 1)
     })
 
-    it('exits 7 on a 500 and 6 on a 429, with the key to retry safely', async () => {
+    it('retries a 500 under its idempotency key; without retries, exits 7 on a 500 and 6 on a 429, with the key to retry safely', async () => {
+      const before = await withdrawals()
       await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 1})
-      const failed = await cli(['--amount', '100', '--pix-key', CPF, '--yes'])
+      const retried = await cli(['--amount', '100', '--pix-key', CPF, '--yes'])
+      expect(retried.code, retried.stderr).toBe(0)
+      expect(await withdrawals()).toBe(before + 1)
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 500, count: 1})
+      const failed = await cli(['--amount', '100', '--pix-key', CPF, '--yes', '--retries', '0'])
       expect(failed.code).toBe(7)
       expect(failed.stderr).toMatch(/^Idempotency key: [0-9a-f-]{36} /m)
       expect(failed.stderr).toContain('the withdrawal: the gateway failed (500)')
       await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', status: 429, count: 1})
-      expect((await cli(['--amount', '100', '--pix-key', CPF, '--yes'])).code).toBe(6)
+      expect((await cli(['--amount', '100', '--pix-key', CPF, '--yes', '--retries', '0'])).code).toBe(6)
     })
   })
 })
