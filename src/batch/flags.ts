@@ -7,6 +7,11 @@ import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'
 export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTotal: number; brl: string; single: string[]}) {
   const group = 'BATCH'
   return {
+    'allow-repeats': Flags.boolean({
+      description: `Send rows that the journal shows were sent before, with the same fields and external code, under another key (by default such a batch is refused: it is likely an edited file sent again).`,
+      helpGroup: group,
+      dependsOn: ['batch'],
+    }),
     batch: Flags.string({
       description: `Send one ${options.one} per row of this file: CSV with a header, or NDJSON; - for stdin. See BATCH below.`,
       helpValue: '<file>',
@@ -42,5 +47,5 @@ A summary comes first, on stderr: the rows, the total in BRL, the largest amount
 Rows go --concurrency at a time (4), each written to the journal before it is sent, and retried under its key after a 429 (as long as Retry-After asks), a 5xx or a lost connection. One result per row on stdout, in file order: line, externalCode, idempotencyKey, amount, id, status, replayed, outcome (done, replayed, failed), exitCode and error. --output table (the default in a terminal), ndjson (the default otherwise), csv or json; --json gives one document with the summary, the results and the tally. A progress bar on stderr in a terminal, then the tally: done, replayed, failed. Exit 0 when every row succeeded; otherwise the exit code of the worst failed row, worst first: 7, 6, 1 (the outcome is unknown: money may have moved), then 3, 5, 4 (refused: nothing moved). The error names the lines to look at.
 
 SAFE TO RE-RUN
-Each row's idempotency key is derived from the file's content and the row's number (${options.command === 'withdraw' ? 'payout' : 'charge'}-<hash>-<row>), unless the row carries its own idempotency-key. Running the same file again, after a crash, a kill, a partial failure or by mistake, sends nothing twice: the rows already done come back as replays. A changed file is a new batch: changing any value, even to correct one row, gives every row a new key, and the rows already done would be sent again. So after a failure, run the same file again unchanged; put corrected rows in a new file of their own; and when a file must be edited between runs, give every row its own idempotency-key column.`
+Each row's idempotency key is derived from the file's content and the row's number (${options.command === 'withdraw' ? 'payout' : 'charge'}-<hash>-<row>), unless the row carries its own idempotency-key. Running the same file again, after a crash, a kill, a partial failure or by mistake, sends nothing twice: the rows already done come back as replays. A changed file is a new batch: changing any value, even to correct one row, gives every row a new key, and the rows already done would be sent again. So after a failure, run the same file again unchanged; put corrected rows in a new file of their own; and when a file must be edited between runs, give every row its own idempotency-key column. As a guard, a batch is refused (exit 2, nothing sent) when a row with an external code has the fields of a ${options.one} this config folder's journal shows was sent before, to the same gateway, under another key: the likely sign of an edited file sent again. --allow-repeats sends such rows all the same.`
 }

@@ -124,6 +124,8 @@ export interface BatchOptions {
   /** Default 10000. */
   maxRows?: number
   maxTotal?: number
+  /** Send rows the journal shows were sent before under another key (see refuseRepeats). */
+  allowRepeats?: boolean
 }
 
 /** The batch ended with rows that failed: its exit code is the worst of theirs. */
@@ -232,6 +234,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
 
   // 2. The summary, the limits, and the operator's word.
   const session = await ctx.session()
+  if (!options.allowRepeats) await refuseRepeats(spec, prepared, {profile: session.profile, baseUrl: session.baseUrl}, options, ctx)
   const maxTotal = options.maxTotal ?? spec.defaultMaxTotal
   const summary = summarize(spec, prepared, file, {...options, maxRows}, maxTotal, await spec.destination(ctx), session.profile)
   for (const line of summaryLines(spec, summary)) ctx.note(line)
@@ -250,6 +253,65 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
   // 3. Send: the login first (a batch that cannot authenticate sends nothing), then the rows.
   await session.client.accessToken()
   return send(spec, prepared, summary, options, ctx)
+}
+
+/** JSON with object keys sorted at every depth: two bodies that mean the same compare equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>
+    const keys = Object.keys(object)
+      .filter((key) => object[key] !== undefined)
+      .sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/**
+ * The guard against an edited file sent again. A changed file is a new batch with new keys, so a
+ * row the gateway already has would be made twice. A row with an external code whose body (but
+ * for the key) is the body of a request this config folder's journal holds, sent to the same
+ * gateway and profile under another key and not refused, is most likely that row again: the batch
+ * is refused, naming each such row, unless --allow-repeats says they are meant. Rows without an
+ * external code are not compared (the same amount to the same key may well be meant again).
+ */
+async function refuseRepeats<B extends RowBody>(
+  spec: BatchCommand<B>,
+  rows: Array<PreparedRow<B>>,
+  target: {profile: string; baseUrl: string},
+  options: BatchOptions,
+  ctx: CommandContext,
+): Promise<void> {
+  const {journalOf} = await import('../journal/journaled.js')
+  const commands = new Set([spec.command, `${spec.command} --batch`])
+  const sent = new Map<string, {idempotencyKey: string; at: string; state: string}>()
+  for (const entry of await journalOf(ctx).entries()) {
+    if (!commands.has(entry.command) || entry.state === 'failed' || entry.profile !== target.profile || entry.baseUrl !== target.baseUrl) continue
+    const {idempotencyKey: _key, ...rest} = entry.request.body
+    if (typeof rest.externalCode === 'string') sent.set(canonical(rest), {idempotencyKey: entry.idempotencyKey, at: entry.at, state: entry.state})
+  }
+  if (sent.size === 0) return
+  const problems: BatchProblem[] = []
+  for (const {line, body} of rows) {
+    if (body.externalCode === undefined) continue
+    const {idempotencyKey, ...rest} = body
+    const earlier = sent.get(canonical(rest))
+    if (earlier && earlier.idempotencyKey !== idempotencyKey) {
+      problems.push({
+        line,
+        field: 'external-code',
+        message: `external-code ${body.externalCode}: the same ${spec.one} was sent at ${earlier.at} under the key ${earlier.idempotencyKey} (${earlier.state} in the journal); this row's key is ${idempotencyKey}`,
+      })
+    }
+  }
+  if (problems.length === 0) return
+  const lines = problems.map(problemLine)
+  throw new UsageError(lines.join('\n'), {
+    messages: lines,
+    hint: `Nothing was sent. ${problems.length === 1 ? 'This row was' : 'These rows were'} sent before from a file with other content (a changed file is a new batch, with new keys), so sending ${problems.length === 1 ? 'it' : 'them'} again would move the money twice. Run the file that was sent, unchanged, to finish it; or, if ${problems.length === 1 ? 'it is' : 'they are'} meant as new ${spec.many}, give --allow-repeats.`,
+    body: {problems},
+  })
 }
 
 /** The file as a stream of bytes, or stdin; a path that cannot be read is refused before anything else. */

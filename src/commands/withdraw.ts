@@ -187,13 +187,13 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, ...fields} = this.flags
+    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, ...fields} = this.flags
     if (batch !== undefined) {
       const {runBatch} = await import('../batch/run.js')
       const {withdrawBatch} = await import('../batch/commands.js')
       return runBatch(
         withdrawBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats},
         this.ctx,
       )
     }

@@ -239,6 +239,55 @@ describe('withdraw --batch and tx create --batch', () => {
     expect(await heldWithTag('big-total')).toHaveLength(2)
   })
 
+  it('an edited file sent again is refused, naming the rows the journal shows were sent under other keys; --allow-repeats sends them', async () => {
+    const rows = payouts(4, 'edited')
+    const sent = await run(['withdraw', '--batch', file(payoutCsv(rows)), '--yes'])
+    expect(sent.code, sent.stderr).toBe(0)
+    // One amount corrected: a new batch, every derived key new.
+    rows[2] = {...rows[2], amount: rows[2].amount + 1}
+    const edited = file(payoutCsv(rows))
+    const refused = await expectNothingSent(['withdraw', '--batch', edited, '--yes'])
+    const errors = refused.stderr.split('\n').filter((line) => line.startsWith('Error: '))
+    expect(errors.map((line) => /^Error: line (\d+): external-code (\S+): the same withdrawal was sent at \S+ under the key payout-[0-9a-f]{32}-\d \(done in the journal\); this row's key is payout-[0-9a-f]{32}-\d$/.exec(line)?.slice(1))).toEqual([
+      ['2', 'edited-00001'],
+      ['3', 'edited-00002'],
+      ['5', 'edited-00004'],
+    ])
+    expect(refused.stderr).toContain('--allow-repeats')
+    expect(await heldWithTag('edited')).toHaveLength(4)
+    // Said to be meant: every row goes out again, as new withdrawals.
+    const allowed = await run(['withdraw', '--batch', edited, '--yes', '--allow-repeats'])
+    expect(allowed.code, allowed.stderr).toBe(0)
+    expect(await heldWithTag('edited')).toHaveLength(8)
+  })
+
+  it('Ctrl-C stops the batch: rows under way finish, the rest are reported not sent (exit 130); the same file again sends them', async () => {
+    const path = file(payoutCsv(payouts(10, 'interrupted')))
+    let stop!: (signal: NodeJS.Signals) => void
+    const signal = new Promise<NodeJS.Signals>((resolve) => (stop = resolve))
+    const result = await run(['withdraw', '--batch', path, '--yes', '--concurrency', '1'], {
+      interrupted: () => signal,
+      onStdout: (chunk) => {
+        if (chunk.includes('"outcome":"done"')) stop('SIGINT')
+      },
+    })
+    expect(result.code).toBe(130)
+    const results = ndjson<Result>(result.stdout)
+    expect(results).toHaveLength(10)
+    const done = results.filter((row) => row.outcome === 'done').length
+    const notSent = results.filter((row) => row.outcome === 'not-sent')
+    expect(done + notSent.length).toBe(10)
+    expect(notSent.length).toBeGreaterThan(0)
+    expect(notSent.every((row) => row.id === null && row.exitCode === 130)).toBe(true)
+    expect(result.stderr).toMatch(new RegExp(`^10 withdrawals: ${done} done, 0 replayed, 0 failed, ${notSent.length} not sent\\.$`, 'm'))
+    expect(result.stderr).toContain('Run the same file again, unchanged, to send them')
+    expect(await heldWithTag('interrupted')).toHaveLength(done)
+    const again = await run(['withdraw', '--batch', path, '--yes'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(`10 withdrawals: ${notSent.length} done, ${done} replayed, 0 failed.`)
+    expect(await heldWithTag('interrupted')).toHaveLength(10)
+  })
+
   it('--dry-run shows the summary and sends nothing', async () => {
     const rows = payouts(8, 'dry-run')
     const before = (await stats(sandbox.baseUrl)).requests

@@ -1,4 +1,6 @@
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import fc from 'fast-check'
@@ -148,6 +150,10 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'override-url': wrongUrl.filter((url) => url !== 'https://localhost'),
   // deposits summary
   chart: fc.oneof(notIn(['none', 'png']), fc.constantFrom('svg', 'png=x')),
+  // withdraw --batch and tx create --batch
+  batch: wrongPath,
+  'max-rows': wrongInteger(1, 1_000_000),
+  'max-total': fc.oneof(negative, fc.constant('0'), decimal, notANumber),
   // withdraw
   'pix-key': fc.oneof(fc.constantFrom('not-a-key', '123', 'maria@', '+55 11 1234', '529.982.247-24', '12.345.678/0001-00', 'g0000000-0000-4000-8000-000000000000'), junk),
   'pix-key-type': notIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP', 'cpf', 'cnpj', 'email', 'phone', 'evp']),
@@ -248,6 +254,12 @@ const VALID: Record<string, string[]> = {
   ],
 }
 
+/** A valid batch file, for the flags that go with --batch. */
+const BATCH_DIR = mkdtempSync(join(tmpdir(), 'gateway-batch-flags-'))
+const BATCH_FILE = join(BATCH_DIR, 'rows.csv')
+/** The flags that go with --batch are tried beside a valid batch and --dry-run, not beside the single record's flags. */
+const WITH_BATCH: Record<string, string[]> = {batch: ['--dry-run'], 'max-rows': [`--batch=${BATCH_FILE}`, '--dry-run'], 'max-total': [`--batch=${BATCH_FILE}`, '--dry-run']}
+
 /** The arguments a command needs, valid. */
 function argsOf(id: string): string[] {
   return Object.values(manifest.commands[id].args ?? {})
@@ -282,8 +294,10 @@ describe('every flag of every command, with random wrong values', () => {
     env = {GATEWAY_CONFIG_DIR: config.dir}
     const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
     expect(login.code).toBe(0)
+    writeFileSync(BATCH_FILE, 'amount,pix-key,external-code\n1000,maria@example.com,flags-00001\n')
   })
   afterAll(async () => {
+    rmSync(BATCH_DIR, {recursive: true, force: true})
     recordFigures('bad-input', {commands: commands.length, flagsAndArguments: checked, badInputsTried: tried})
     await sandbox.close()
     config.remove()
@@ -323,7 +337,7 @@ describe('every flag of every command, with random wrong values', () => {
     for (const [name] of flags) {
       it(`${command} --${name}`, async () => {
         checked += 1
-        const valid = (VALID[command] ?? []).filter((word) => !word.startsWith(`--${name}=`))
+        const valid = (WITH_BATCH[name] ?? VALID[command] ?? []).filter((word) => !word.startsWith(`--${name}=`))
         await fc.assert(
           fc.asyncProperty(WRONG_IN[command]?.[name] ?? WRONG[name], async (value) => {
             await refused([...words, ...argsOf(id), ...valid, `--${name}=${value}`], `--${name}`)

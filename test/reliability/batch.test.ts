@@ -43,7 +43,15 @@ describe('withdraw --batch in a real process', () => {
     const child = spawn(process.execPath, [BIN, 'withdraw', '--batch', path, '--yes', '--output', 'ndjson'], {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
     let printed = 0
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     await new Promise<void>((resolve, reject) => {
+      // A batch that stops making progress fails the test with what it said, instead of timing it out.
+      const watchdog = setTimeout(() => {
+        child.kill('SIGKILL')
+        reject(new Error(`no progress after ${printed} rows; stderr: ${stderr.slice(-2000)}`))
+      }, 60_000)
+      child.once('exit', () => clearTimeout(watchdog))
       createInterface({input: child.stdout}).on('line', (line) => {
         if (!line.trim()) return
         // A row that did not go through ends the test with what it said, rather than leaving it waiting.

@@ -236,13 +236,13 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, yes, 'dry-run': dryRun, output, ...fields} = this.flags
+    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, ...fields} = this.flags
     if (batch !== undefined) {
       const {runBatch} = await import('../../batch/run.js')
       const {txCreateBatch} = await import('../../batch/commands.js')
       return runBatch(
         txCreateBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal},
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats},
         this.ctx,
       )
     }
