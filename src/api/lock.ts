@@ -1,4 +1,6 @@
-import {open, readFile, rm, stat} from 'node:fs/promises'
+import {rmSync} from 'node:fs'
+import {link, open, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {basename, dirname, join} from 'node:path'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -24,6 +26,81 @@ async function isStale(lockPath: string, staleMs: number): Promise<boolean> {
   }
 }
 
+/** This process's own file for each lock: linked to the lock's name to take it (see acquire). */
+const ownFiles = new Map<string, Promise<string>>()
+/** The own files made, removed when the process exits. */
+const made = new Set<string>()
+let removingAtExit = false
+
+/** The file `<lock>.<pid>` holding this process's id, made once, removed when the process exits. */
+function ownFile(lockPath: string): Promise<string> {
+  let own = ownFiles.get(lockPath)
+  if (!own) {
+    own = (async () => {
+      const file = `${lockPath}.${process.pid}`
+      await writeFile(file, String(process.pid), {mode: 0o600})
+      made.add(file)
+      if (!removingAtExit) {
+        removingAtExit = true
+        process.once('exit', () => {
+          for (const file of made) rmSync(file, {force: true})
+        })
+      }
+      await removeLeftovers(lockPath)
+      return file
+    })()
+    ownFiles.set(lockPath, own)
+    own.catch(() => ownFiles.delete(lockPath))
+  }
+  return own
+}
+
+/**
+ * Takes the lock: this process's own file, holding its id, is hard-linked to the lock's name, which
+ * fails when the lock exists. The lock thus never exists without its holder's id, even when the
+ * holder is killed at any point (an empty lock could only be told stale by its age, minutes later).
+ * Where the file system has no hard links, the lock is created in place.
+ */
+async function acquire(lockPath: string): Promise<void> {
+  let own: string
+  try {
+    own = await ownFile(lockPath)
+  } catch {
+    return acquireInPlace(lockPath)
+  }
+  try {
+    await link(own, lockPath)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') {
+      // The own file went away (its folder was removed and made again): make it anew next time.
+      ownFiles.delete(lockPath)
+      return acquireInPlace(lockPath)
+    }
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV') return acquireInPlace(lockPath)
+    throw error
+  }
+}
+
+/** The own files that processes killed before they could remove them left beside the lock. */
+async function removeLeftovers(lockPath: string): Promise<void> {
+  const prefix = `${basename(lockPath)}.`
+  const names = await readdir(dirname(lockPath)).catch(() => [] as string[])
+  for (const name of names) {
+    const match = /^(\d+)$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '')
+    if (match && Number(match[1]) !== process.pid && !isAlive(Number(match[1]))) await rm(join(dirname(lockPath), name), {force: true})
+  }
+}
+
+async function acquireInPlace(lockPath: string): Promise<void> {
+  const handle = await open(lockPath, 'wx', 0o600)
+  try {
+    await handle.writeFile(String(process.pid))
+  } finally {
+    await handle.close()
+  }
+}
+
 export interface LockOptions {
   /** How long to wait for another process before giving up. */
   waitMs?: number
@@ -42,12 +119,7 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
   let delay = 10
   for (;;) {
     try {
-      const handle = await open(lockPath, 'wx', 0o600)
-      try {
-        await handle.writeFile(String(process.pid))
-      } finally {
-        await handle.close()
-      }
+      await acquire(lockPath)
       break
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error

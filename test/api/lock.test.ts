@@ -1,6 +1,8 @@
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
@@ -38,6 +40,23 @@ describe('withFileLock', () => {
     const path = lockPath()
     writeFileSync(path, '999999999')
     await expect(withFileLock(path, async () => 'ran', {waitMs: 1000})).resolves.toBe('ran')
+  })
+
+  it('a holder killed at any point leaves its id in the lock, never an empty lock: the next taker goes in at once', async () => {
+    const path = lockPath()
+    const lock = fileURLToPath(new URL('../../dist/api/lock.js', import.meta.url))
+    // A process that takes the lock and is killed while it holds it, before it can let go.
+    const child = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const {withFileLock} = await import(${JSON.stringify(lock)}); await withFileLock(${JSON.stringify(path)}, async () => process.kill(process.pid, 'SIGKILL'))`],
+      {encoding: 'utf8'},
+    )
+    expect(child.signal).toBe('SIGKILL')
+    expect(readFileSync(path, 'utf8')).toBe(String(child.pid))
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 1000})).resolves.toBe('ran')
+    expect(existsSync(path)).toBe(false)
+    // The killed process's own file is cleared away by the next one; this process's stays until it exits.
+    expect(readdirSync(dirname(path)).sort()).toEqual([`.lock.${process.pid}`])
   })
 
   it('gives up after waiting for a live holder', async () => {
