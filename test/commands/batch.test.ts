@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Journal} from '../../src/journal/journal.js'
 import {ndjson, payoutCsv, payouts, sandboxWithdrawals, type PayoutRow} from '../helpers/batch.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand, type RunOptions} from '../helpers/context.js'
+import {logIn, runCommand, type RunOptions} from '../helpers/context.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 interface Result {
@@ -54,8 +54,7 @@ describe('withdraw --batch and tx create --batch', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 /** An alphanumeric CNPJ (letters and digits, two numeric check digits), as an operator may type it: lower case. */
@@ -22,8 +22,7 @@ describe('tx create and deposits list at their edges', () => {
     sandbox = await startTestSandbox({seedDeposits: 60})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

@@ -3,7 +3,7 @@ import {spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cleanEnv, tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 /** A small RFC 4180 reader, to check the export as a spreadsheet would read it. */
@@ -52,10 +52,7 @@ describe('deposits list, end to end', () => {
     sandbox = await startTestSandbox({seedDeposits: 1500})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand, type RunOptions} from '../helpers/context.js'
+import {logIn, runCommand, type RunOptions} from '../helpers/context.js'
 import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 describe('the journal of money-moving requests: tx create, journal list, journal retry', () => {
@@ -38,8 +38,7 @@ describe('the journal of money-moving requests: tx create, journal list, journal
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
     token = await tokenFor(sandbox.baseUrl)
   })
   afterAll(async () => {

@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {StoredNotification} from '../../src/schemas/notification.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {runListener} from '../helpers/listen.js'
 import {startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 import {closedPort, startListener, type Listener} from '../sandbox/listener.js'
@@ -61,10 +61,7 @@ describe('notifications through webhooks listen, and webhooks resend', () => {
     sandbox = await startTestSandbox({forwardWebhooksTo: forwardTo})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await Promise.all(apps.map((started) => started.close()))

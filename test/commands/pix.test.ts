@@ -3,7 +3,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {crc16} from '../../src/pix/decode.js'
 import {MERCHANT, txidFor} from '../../src/sandbox/domain/fixtures.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 /** Recomputes the CRC of a code whose content was changed on purpose, so only the change is wrong. */
@@ -38,10 +38,7 @@ describe('pix decode', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
     const created = await runCommand(['tx', 'create', '--amount', '7980', '--json'], {env})
     expect(created.code).toBe(0)
     const body = JSON.parse(created.stdout) as {id: string; amount: number; pixResponse: {uri: string}}

@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {brl} from '../../src/render/money.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const ZONE = 'America/Sao_Paulo'
@@ -90,10 +90,7 @@ describe('deposits summary, against the full export', () => {
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
     files = mkdtempSync(join(tmpdir(), 'gateway-summary-'))
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

@@ -4,8 +4,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
-import {control, startTestSandbox, stats, tokenFor, type Sandbox} from '../helpers/sandbox.js'
+import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
+import {control, startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 const CPF = '529.982.247-25'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -46,24 +46,13 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
     const response = await fetch(`${sandbox.baseUrl}/core/transaction/${id}`, {headers: {authorization: `Bearer ${token}`}})
     return (await response.json()) as Record<string, any>
   }
-  const expectNothingSent = async (args: string[], message: RegExp) => {
-    const before = await stats(sandbox.baseUrl)
-    const result = await cli(args)
-    expect(result.code).toBe(2)
-    expect(result.stdout).toBe('')
-    expect(result.stderr).toMatch(message)
-    expect((await stats(sandbox.baseUrl)).requests).toBe(before.requests)
-    return result
-  }
+  const expectNothingSent = (args: string[], message: RegExp) => refusedBeforeSending(sandbox.baseUrl, () => cli(args), message)
 
   beforeAll(async () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
     token = await tokenFor(sandbox.baseUrl)
   })
   afterAll(async () => {

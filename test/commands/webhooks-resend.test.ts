@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const NOW = Date.parse('2026-11-20T15:00:00.000Z')
@@ -28,10 +28,7 @@ describe('webhooks resend', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir, TZ: 'America/Sao_Paulo'}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const CPF = '529.982.247-25'
@@ -19,24 +19,13 @@ describe('withdraw', () => {
     runCommand(['withdraw', ...args], {env: {...env, ...extra.env}, input: extra.input})
 
   /** Runs a command that must exit 2 having sent nothing at all. */
-  const expectNothingSent = async (args: string[], message: RegExp) => {
-    const before = await stats(sandbox.baseUrl)
-    const result = await cli(args)
-    expect(result.code).toBe(2)
-    expect(result.stdout).toBe('')
-    expect(result.stderr).toMatch(message)
-    expect((await stats(sandbox.baseUrl)).requests).toBe(before.requests)
-    return result
-  }
+  const expectNothingSent = (args: string[], message: RegExp) => refusedBeforeSending(sandbox.baseUrl, () => cli(args), message)
 
   beforeAll(async () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {
-      env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'},
-    })
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

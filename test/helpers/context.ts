@@ -3,6 +3,7 @@ import {PassThrough, Readable, Writable} from 'node:stream'
 import {fileURLToPath} from 'node:url'
 
 import {Config} from '@oclif/core'
+import {expect} from 'vitest'
 
 import {CommandContext, type IO} from '../../src/cli/context.js'
 import {contextStorage} from '../../src/cli/run.js'
@@ -127,5 +128,23 @@ export async function runCommand(argv: string[], options: RunOptions = {}): Prom
   }
   const result = {code: ctx.exitCode, stdout: io.stdoutText(), stderr: io.stderrText(), ctx}
   assertNoSecretShown(argv, {env, input: options.input, configDir: ctx.configDir}, result)
+  return result
+}
+
+/** Logs the sandbox's default client in, in-process, into the config folder `env` names. */
+export async function logIn(baseUrl: string, env: Record<string, string>, clientId = 'sandbox'): Promise<void> {
+  const login = await runCommand(['login', '--base-url', baseUrl, '--client-id', clientId], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+  if (login.code !== 0) throw new Error(`login failed (${login.code}): ${login.stderr}`)
+}
+
+/** Runs a command that must be refused before sending: exit 2, nothing on stdout, `message` on stderr, no request. */
+export async function refusedBeforeSending(baseUrl: string, run: () => Promise<CliResult>, message: RegExp): Promise<CliResult> {
+  const {stats} = await import('./sandbox.js')
+  const before = (await stats(baseUrl)).requests
+  const result = await run()
+  expect(result.code).toBe(2)
+  expect(result.stdout).toBe('')
+  expect(result.stderr).toMatch(message)
+  expect((await stats(baseUrl)).requests).toBe(before)
   return result
 }

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 import {recordFigures} from '../helpers/figures.js'
 
@@ -292,8 +292,7 @@ describe('every flag of every command, with random wrong values', () => {
     sandbox = await startTestSandbox()
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
     writeFileSync(BATCH_FILE, 'amount,pix-key,external-code\n1000,maria@example.com,flags-00001\n')
   })
   afterAll(async () => {

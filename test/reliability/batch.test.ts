@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Journal} from '../../src/journal/journal.js'
 import {ndjson, payoutCsv, payouts, sandboxWithdrawals} from '../helpers/batch.js'
 import {BIN, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
-import {runCommand} from '../helpers/context.js'
+import {logIn, runCommand} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
@@ -24,8 +24,7 @@ describe('withdraw --batch in a real process', () => {
     sandbox = await startTestSandbox({latencyMs: 100})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     recordFigures('batch', figures)

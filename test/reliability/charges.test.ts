@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand, type RunOptions} from '../helpers/context.js'
+import {logIn, runCommand, type RunOptions} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
 import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
@@ -34,8 +34,7 @@ describe('charges under faults', () => {
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
     // The token endpoint takes no random faults: logging in is not what is measured.
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()

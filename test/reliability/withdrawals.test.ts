@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runCommand, type RunOptions} from '../helpers/context.js'
+import {logIn, runCommand, type RunOptions} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
 import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
@@ -26,8 +26,7 @@ describe('withdrawals under faults', () => {
     sandbox = await startTestSandbox({faults: {rate: 0.3, kinds: ['500', '503', '429', 'reset', 'reset-after', 'slow'], seed: SEED}})
     config = tempConfigDir()
     env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCommand(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
+    await logIn(sandbox.baseUrl, env)
   })
   afterAll(async () => {
     await sandbox.close()
