@@ -135,7 +135,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const secrets = await ctx.secrets()
     // oclif exits 1 on any error under --json; the exit code is set here, once, for both modes.
     this.setExitCode(ctx, exitCode)
-    if (exitCode === ExitCode.Interrupted) return
+    if (exitCode === ExitCode.Interrupted || exitCode === ExitCode.Terminated) return
     if (this.jsonEnabled()) {
       const stream = ctx.streaming ? ctx.io.stderr : ctx.io.stdout
       stream.write(scrub(jsonText({...report?.json, error: payload}), secrets))

@@ -3,7 +3,7 @@ import type {Agent, Dispatcher} from 'undici'
 import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
-import {RetryPolicy, type RetryMode} from './retry.js'
+import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
 
@@ -285,10 +285,13 @@ export class GatewayClient {
     } catch (error) {
       const reason = describeNetworkError(error)
       this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
+      const code = errorCode(error)
+      // Provably never sent: no attempt reached the gateway, and the last could not even connect.
+      const notSent = !policy.reached && code !== undefined && NOT_SENT_CODES.has(code)
       throw this.finalError(
         UnavailableError,
         `could not reach the gateway at ${url.origin} (${context}): ${reason}`,
-        {cause: error, retryable: true},
+        {cause: error, retryable: true, notSent},
         policy,
         options,
       )
@@ -333,8 +336,9 @@ export class GatewayClient {
   ): GatewayError {
     let text = message
     if (policy.stopped) text += ` (gave up ${policy.stopped})`
+    if (options.notSent) text += '; nothing was sent'
     // The outcome is unknown (or the gateway asked to come back later): the key makes the next try safe.
-    if (request.idempotencyKey && options.retryable) {
+    else if (request.idempotencyKey && options.retryable) {
       text += `; idempotency key ${request.idempotencyKey}: send the request again with it to retry safely`
     }
     return new Type(text, {...options, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
@@ -354,6 +358,13 @@ export class GatewayClient {
     this.agent = undefined
     await agent?.close()
   }
+
+  /** Drops every connection at once, requests in flight included (the process is being interrupted). */
+  async destroy(): Promise<void> {
+    const agent = this.agent
+    this.agent = undefined
+    await agent?.destroy().catch(() => undefined)
+  }
 }
 
 type ErrorClass = new (message: string, options?: GatewayErrorOptions) => GatewayError
@@ -367,6 +378,7 @@ function errorOptions(error: GatewayError): GatewayErrorOptions {
     retryable: error.retryable,
     retryAfterMs: error.retryAfterMs,
     cause: error.cause,
+    notSent: error.notSent,
   }
 }
 

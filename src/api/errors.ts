@@ -22,6 +22,8 @@ export interface GatewayErrorOptions {
   attempts?: number
   /** The idempotency key of the request, to send it again safely. */
   idempotencyKey?: string
+  /** Nothing of the request left this machine: every attempt failed before it could be sent. */
+  notSent?: boolean
 }
 
 export class GatewayError extends Error {
@@ -34,6 +36,7 @@ export class GatewayError extends Error {
   readonly retryAfterMs?: number
   readonly attempts?: number
   readonly idempotencyKey?: string
+  readonly notSent: boolean
 
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : {cause: options.cause})
@@ -46,6 +49,7 @@ export class GatewayError extends Error {
     this.retryAfterMs = options.retryAfterMs
     this.attempts = options.attempts
     this.idempotencyKey = options.idempotencyKey
+    this.notSent = options.notSent ?? false
   }
 
   toJSON(): Record<string, unknown> {
@@ -91,7 +95,15 @@ export class RateLimitError extends GatewayError {
 
 /** 5xx answers, timeouts, refused connections: the gateway could not be reached or failed. */
 export class UnavailableError extends GatewayError {
-  override readonly code = 'UNAVAILABLE'
+  override readonly code: string = 'UNAVAILABLE'
+}
+
+/**
+ * A 2xx answer to a request that creates a record, without the record: not JSON, or no `id`. The
+ * request may well have been carried out, so its outcome is unknown: retry it under its key.
+ */
+export class NoRecordError extends UnavailableError {
+  override readonly code = 'NO_RECORD'
 }
 
 /** Reads the gateway's messages out of an error body of any of the shapes gateways use. */

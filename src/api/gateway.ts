@@ -1,4 +1,5 @@
 import {isReplay, type GatewayClient, type QueryValue} from './client.js'
+import {NoRecordError} from './errors.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
@@ -19,6 +20,12 @@ export interface Idempotent<T> {
 export const TRANSACTION_PATH = '/core/transaction'
 export const TRANSACTION_LOOKUP = '/core/transaction/{id}'
 
+/** A create answer's PIX data is read from pixResponse, else pix. */
+function pixResponseOf(answer: CreateTransactionResponse & {pix?: PixResponse}): CreateTransactionResponse {
+  const {pix, ...rest} = answer
+  return rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}
+}
+
 /** The deposit list's query: the contract's type. */
 export type DepositListQuery = DepositQuery
 
@@ -38,13 +45,27 @@ export class GatewayApi {
    * an earlier request (header Idempotent-Replayed), whose record may have moved on since.
    */
   async postTransaction(body: CreateTransactionBody): Promise<Idempotent<CreateTransactionResponse>> {
-    const {body: answer, headers} = await this.client.request<CreateTransactionResponse & {pix?: PixResponse}>('POST', TRANSACTION_PATH, {
-      json: body,
-      idempotencyKey: body.idempotencyKey,
-      context: 'creating the transaction',
-    })
-    const {pix, ...rest} = answer
-    return {body: rest.pixResponse || !pix ? rest : {...rest, pixResponse: pix}, replayed: isReplay(headers)}
+    const answer = await this.postRecord<CreateTransactionResponse & {pix?: PixResponse}>(TRANSACTION_PATH, body, 'creating the transaction')
+    return {...answer, body: pixResponseOf(answer.body)}
+  }
+
+  /**
+   * POSTs a request that creates a record (a charge, a withdrawal) under its idempotency key, retried
+   * under that key, and reads the answer: a 2xx without the record (not a JSON object, or without
+   * its `id`) is not success, since the request may have been carried out all the same.
+   */
+  async postRecord<T extends {id: string}>(path: string, body: {idempotencyKey?: string}, context: string): Promise<Idempotent<T>> {
+    const {body: answer, headers, status} = await this.client.request<unknown>('POST', path, {json: body, idempotencyKey: body.idempotencyKey, context})
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer) || typeof (answer as {id?: unknown}).id !== 'string' || !(answer as {id: string}).id) {
+      const shape = answer === undefined ? 'an empty body' : typeof answer === 'string' ? 'a body that is not JSON' : 'JSON without the record\'s id'
+      throw new NoRecordError(`the gateway answered without the record (${context}: ${status} with ${shape}); the outcome is unknown${body.idempotencyKey ? `, idempotency key ${body.idempotencyKey}: send the request again with it to retry safely` : ''}`, {
+        status,
+        body: answer,
+        retryable: true,
+        idempotencyKey: body.idempotencyKey,
+      })
+    }
+    return {body: answer as T, replayed: isReplay(headers)}
   }
 
   async getTransaction(id: string, options: {timeoutMs?: number} = {}): Promise<Transaction> {
@@ -66,13 +87,7 @@ export class GatewayApi {
 
   /** POST {withdraw path} (default /core/withdraw): a PIX withdrawal, and whether it was a replay. */
   async withdraw(body: WithdrawBody, options: {path?: string} = {}): Promise<Idempotent<WithdrawResponse>> {
-    const {body: answer, headers} = await this.client.request<WithdrawResponse>('POST', options.path ?? DEFAULT_WITHDRAW_PATH, {
-      json: body,
-      // The key makes the withdrawal safe to send again after a 429, a 5xx or a lost answer.
-      idempotencyKey: body.idempotencyKey,
-      context: 'the withdrawal',
-    })
-    return {body: answer, replayed: isReplay(headers)}
+    return this.postRecord<WithdrawResponse>(options.path ?? DEFAULT_WITHDRAW_PATH, body, 'the withdrawal')
   }
 
   /** POST /dispatcher/request/resend: accepted (201, no body) is all it says; delivery follows. */

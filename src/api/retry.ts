@@ -83,6 +83,8 @@ export class RetryPolicy {
   attempts = 1
   /** Why the policy stopped retrying, when it did (for the error message). */
   stopped?: string
+  /** Whether some attempt may have reached the gateway: it answered, or failed after connecting. */
+  reached = false
 
   constructor(private readonly options: RetryPolicyOptions) {}
 
@@ -110,6 +112,7 @@ export class RetryPolicy {
     const code = status === undefined ? errorCode(error) : undefined
     const {retries, deadline, trace} = this.options
     const what = this.options.describe({status, code, error})
+    if (status !== undefined || code === undefined || !NOT_SENT_CODES.has(code)) this.reached = true
     const total = retries + 1
     if (!this.eligible(status, code)) {
       callback(error)

@@ -1,3 +1,4 @@
+import {TRANSACTION_PATH} from '../api/gateway.js'
 import type {CommandContext} from '../cli/context.js'
 import {nameIssue} from '../input/fields.js'
 import {maskKey} from '../input/pix-key.js'
@@ -5,13 +6,15 @@ import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../input/transac
 import {prepareWithdraw, WITHDRAW_FIELDS} from '../input/withdraw.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
+import {sendMoney} from '../send/money.js'
+import {chargeSend, withdrawalSend, withdrawPath} from '../send/requests.js'
 import {TX_CREATE_MAX_TOTAL, WITHDRAW_MAX_TOTAL} from './limits.js'
 import type {BatchCommand, RowResult} from './run.js'
 
 /**
  * The two commands that take --batch, as the batch runner sees them: each row checked by the
  * single command's own preparation (flag parsers, PIX key resolution, the contract), and sent
- * through the journal exactly as the single command sends it.
+ * through the one send path the single command uses.
  */
 
 /** Every row carries a key (derived or its own): a key never needs to be made here. */
@@ -26,7 +29,6 @@ type ChargeRow = CreateTransactionBody & {idempotencyKey: string}
 export function withdrawBatch(): BatchCommand<WithdrawRow> {
   let path: string | undefined
   const pathOf = async (ctx: CommandContext) => {
-    const {withdrawPath} = await import('../commands/withdraw.js')
     path ??= await withdrawPath(ctx)
     return path
   }
@@ -50,24 +52,9 @@ export function withdrawBatch(): BatchCommand<WithdrawRow> {
       for (const body of bodies) counts[body.pixKeyType] = (counts[body.pixKeyType] ?? 0) + 1
       return counts
     },
-    async send(ctx, {body}) {
-      const {journaled} = await import('../journal/journaled.js')
-      const api = await ctx.api()
-      const target = await pathOf(ctx)
-      const {body: created, replayed} = await journaled(
-        ctx,
-        {
-          command: 'withdraw --batch',
-          idempotencyKey: body.idempotencyKey,
-          amount: body.amount,
-          externalCode: body.externalCode,
-          destination: body.pixKey,
-          request: {method: 'POST', path: target, body},
-        },
-        () => api.withdraw(body, {path: target}),
-        (answer) => ({id: answer.body.id, status: answer.body.status, replayed: answer.replayed}),
-      )
-      return {id: created.id, status: created.status, replayed}
+    async send(ctx, {body}, options) {
+      const sent = await sendMoney(ctx, withdrawalSend(body, await pathOf(ctx), 'withdraw --batch'), options)
+      return {id: sent.record.id, status: sent.status, replayed: sent.replayed}
     },
     resultFields(body) {
       // Masked like a document, as the journal and the single command show it.
@@ -95,28 +82,12 @@ export function txCreateBatch(): BatchCommand<ChargeRow> {
     },
     async destination(ctx) {
       const session = await ctx.session()
-      const {TRANSACTION_PATH} = await import('../api/gateway.js')
       return session.client.url(TRANSACTION_PATH).href
     },
-    async send(ctx, {body}) {
-      const {journaled} = await import('../journal/journaled.js')
-      const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../api/gateway.js')
-      const api = await ctx.api()
-      const {body: created, replayed} = await journaled(
-        ctx,
-        {
-          command: 'tx create --batch',
-          idempotencyKey: body.idempotencyKey,
-          amount: body.amount,
-          externalCode: body.externalCode,
-          request: {method: 'POST', path: TRANSACTION_PATH, body},
-          lookup: TRANSACTION_LOOKUP,
-        },
-        () => api.postTransaction(body),
-        (answer) => ({id: answer.body.id, status: answer.body.status, replayed: answer.replayed}),
-      )
+    async send(ctx, {body}, options) {
+      const sent = await sendMoney(ctx, chargeSend(body, 'tx create --batch'), options)
       // The copy-and-paste code is what a batch of charges is for: it goes to each payer.
-      return {id: created.id, status: created.status, replayed, extra: {pixCode: created.pixResponse?.uri ?? null}}
+      return {id: sent.record.id, status: sent.status, replayed: sent.replayed, extra: {pixCode: sent.record.pixResponse?.uri ?? null}}
     },
     resultFields: () => ({pixCode: null}),
     csv: [['pixCode', (result: RowResult) => result.pixCode]],

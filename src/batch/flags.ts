@@ -8,9 +8,7 @@ export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTo
   const group = 'BATCH'
   return {
     'allow-repeats': Flags.boolean({
-      description: `Send rows that the journal shows were sent before, with the same fields and external code, under another key (by default such a batch is refused: it is likely an edited file sent again).`,
-      helpGroup: group,
-      dependsOn: ['batch'],
+      description: `Send even when the journal shows the same ${options.one} (same external code and fields) was sent to this gateway under another idempotency key: by default that is refused (exit 2, nothing sent) as a likely repeat, of a command run twice or an edited batch file.`,
     }),
     batch: Flags.string({
       description: `Send one ${options.one} per row of this file: CSV with a header, or NDJSON; - for stdin. See BATCH below.`,

@@ -6,6 +6,7 @@ import type {OutputFormat} from '../output/printer.js'
 import type {Column} from '../output/table.js'
 import {brl} from '../render/money.js'
 import type {Issue} from '../schemas/rules.js'
+import type {SendOptions} from '../send/money.js'
 import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'
 import type {BatchFormat, BatchProblem} from './read.js'
 
@@ -104,8 +105,8 @@ export interface BatchCommand<B extends RowBody> {
   destination(ctx: CommandContext): Promise<string>
   /** Rows by key type, for withdrawals. */
   byKeyType?(bodies: B[]): Record<string, number>
-  /** Sends one row through the journal. */
-  send(ctx: CommandContext, row: PreparedRow<B>): Promise<SentRow>
+  /** Sends one row through the one send path (the rows were checked for repeats up front). */
+  send(ctx: CommandContext, row: PreparedRow<B>, options: SendOptions): Promise<SentRow>
   /** Fields of the command's own in every result (e.g. the masked PIX key), beside what send adds. */
   resultFields?(body: B): Record<string, unknown>
   /** The command's own result columns, for CSV, and the table's. */
@@ -234,7 +235,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
 
   // 2. The summary, the limits, and the operator's word.
   const session = await ctx.session()
-  if (!options.allowRepeats) await refuseRepeats(spec, prepared, {profile: session.profile, baseUrl: session.baseUrl}, options, ctx)
+  if (!options.allowRepeats) await refuseRepeats(spec, prepared, {profile: session.profile, baseUrl: session.baseUrl}, ctx)
   const maxTotal = options.maxTotal ?? spec.defaultMaxTotal
   const summary = summarize(spec, prepared, file, {...options, maxRows}, maxTotal, await spec.destination(ctx), session.profile)
   for (const line of summaryLines(spec, summary)) ctx.note(line)
@@ -255,57 +256,26 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
   return send(spec, prepared, summary, options, ctx)
 }
 
-/** JSON with object keys sorted at every depth: two bodies that mean the same compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const object = value as Record<string, unknown>
-    const keys = Object.keys(object)
-      .filter((key) => object[key] !== undefined)
-      .sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
-
 /**
- * The guard against an edited file sent again. A changed file is a new batch with new keys, so a
- * row the gateway already has would be made twice. A row with an external code whose body (but
- * for the key) is the body of a request this config folder's journal holds, sent to the same
- * gateway and profile under another key and not refused, is most likely that row again: the batch
- * is refused, naming each such row, unless --allow-repeats says they are meant. Rows without an
- * external code are not compared (the same amount to the same key may well be meant again).
+ * The repeat guard, over every row before anything is sent (see src/send/repeats.ts): a batch with
+ * rows the journal shows were sent before under other keys is refused whole, naming each row,
+ * unless --allow-repeats says they are meant.
  */
 async function refuseRepeats<B extends RowBody>(
   spec: BatchCommand<B>,
   rows: Array<PreparedRow<B>>,
   target: {profile: string; baseUrl: string},
-  options: BatchOptions,
   ctx: CommandContext,
 ): Promise<void> {
   const {journalOf} = await import('../journal/journaled.js')
-  const commands = new Set([spec.command, `${spec.command} --batch`])
-  const sent = new Map<string, {idempotencyKey: string; at: string; state: string}>()
-  for (const entry of await journalOf(ctx).entries()) {
-    if (!commands.has(entry.command) || entry.state === 'failed' || entry.profile !== target.profile || entry.baseUrl !== target.baseUrl) continue
-    const {idempotencyKey: _key, ...rest} = entry.request.body
-    if (typeof rest.externalCode === 'string') sent.set(canonical(rest), {idempotencyKey: entry.idempotencyKey, at: entry.at, state: entry.state})
-  }
-  if (sent.size === 0) return
-  const problems: BatchProblem[] = []
-  for (const {line, body} of rows) {
-    if (body.externalCode === undefined) continue
-    const {idempotencyKey, ...rest} = body
-    const earlier = sent.get(canonical(rest))
-    if (earlier && earlier.idempotencyKey !== idempotencyKey) {
-      problems.push({
-        line,
-        field: 'external-code',
-        message: `external-code ${body.externalCode}: the same ${spec.one} was sent at ${earlier.at} under the key ${earlier.idempotencyKey} (${earlier.state} in the journal); this row's key is ${idempotencyKey}`,
-      })
-    }
-  }
-  if (problems.length === 0) return
+  const {findRepeats, repeatLine} = await import('../send/repeats.js')
+  const repeats = await findRepeats(journalOf(ctx), target, spec.command, rows as Array<PreparedRow<B> & {body: Record<string, unknown>}>)
+  if (repeats.length === 0) return
+  const problems: BatchProblem[] = repeats.map(({request, earlier}) => ({
+    line: request.line,
+    field: 'external-code',
+    message: repeatLine(spec.one, earlier, request.body.idempotencyKey, 'external-code').replace("this one's key", "this row's key"),
+  }))
   const lines = problems.map(problemLine)
   throw new UsageError(lines.join('\n'), {
     messages: lines,
@@ -460,7 +430,7 @@ async function send<B extends RowBody>(
 
   async function one(row: PreparedRow<B>): Promise<RowResult> {
     try {
-      const sent = await spec.send(ctx, row)
+      const sent = await spec.send(ctx, row, {guarded: true, finishOnInterrupt: true})
       if (sent.replayed) tally.replayed += 1
       else tally.done += 1
       return {

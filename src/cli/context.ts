@@ -174,15 +174,17 @@ async function* terminalKeys(onReady?: () => void): AsyncGenerator<string> {
 export async function processContext(bin = 'gateway'): Promise<CommandContext> {
   const {configDir} = await import('../api/store.js')
   const env = process.env
+  // One wait for the first signal, however many parts of the command listen for it.
+  let signal: Promise<NodeJS.Signals> | undefined
   return new CommandContext({
     io: processIO(env),
     env,
     configDir: configDir(env),
     bin,
     interrupted: () =>
-      new Promise((resolve) => {
+      (signal ??= new Promise((resolve) => {
         process.once('SIGINT', resolve)
         process.once('SIGTERM', resolve)
-      }),
+      })),
   })
 }

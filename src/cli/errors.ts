@@ -27,6 +27,8 @@ export const ExitCode = {
   WatchSettled: 9,
   /** Ctrl-C at a prompt or in the pager, as the signal would have ended the process. */
   Interrupted: 130,
+  /** SIGTERM, as the signal would have ended the process. */
+  Terminated: 143,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -91,13 +93,14 @@ export class WatchSettledError extends CliError {
   readonly code = 'WATCH_SETTLED'
 }
 
-/** Ctrl-C where the terminal was in raw mode: ends quietly with 130. */
+/** Ctrl-C (or SIGTERM): ends quietly with 130 (143), what was cut short having been said already. */
 export class InterruptedError extends CliError {
-  readonly exitCode = ExitCode.Interrupted
+  readonly exitCode: ExitCode
   readonly code = 'INTERRUPTED'
 
-  constructor() {
+  constructor(signal: NodeJS.Signals = 'SIGINT') {
     super('interrupted')
+    this.exitCode = signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted
   }
 }
 

@@ -21,6 +21,8 @@ export interface WithdrawOptions {
   yes?: boolean
   dryRun?: boolean
   output?: (typeof WITHDRAW_OUTPUTS)[number]
+  /** Send even when the journal shows the same withdrawal (by external code) sent under another key. */
+  allowRepeats?: boolean
 }
 
 export type WithdrawResult = WithdrawResponse & {idempotencyKey: string; replayed: boolean}
@@ -49,6 +51,7 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   if (prepared.inferredType) ctx.note(`PIX key type: ${prepared.inferredType}, inferred from the key (--pix-key-type sets it).`)
 
   const session = await ctx.session()
+  const {withdrawalSend, withdrawPath} = await import('../send/requests.js')
   const path = await withdrawPath(ctx)
   const {maskKey} = await import('../input/pix-key.js')
 
@@ -62,30 +65,19 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
     return undefined
   }
 
-  await confirm(body, options, ctx)
-  if (prepared.generatedKey && !asJson) {
-    ctx.note(`Idempotency key: ${body.idempotencyKey} (to retry this exact withdrawal safely, pass --idempotency-key ${body.idempotencyKey})`)
-  }
-  const api = await ctx.api()
+  const {sendMoney} = await import('../send/money.js')
   const {withSpinner} = await import('../output/spinner.js')
-  const {journaled} = await import('../journal/journaled.js')
-  // Written to the journal before it is sent: a run that dies before the answer leaves it pending,
-  // for `journal retry` to settle under the same key.
-  const {body: created, replayed} = await withSpinner(ctx.io, 'Sending the withdrawal', () =>
-    journaled(
-      ctx,
-      {
-        command: 'withdraw',
-        idempotencyKey: body.idempotencyKey,
-        amount: body.amount,
-        externalCode: body.externalCode,
-        destination: body.pixKey,
-        request: {method: 'POST', path, body},
-      },
-      () => api.withdraw(body, {path}),
-      (sent) => ({id: sent.body.id, status: sent.body.status, replayed: sent.replayed}),
-    ),
-  )
+  const {record: created, replayed} = await sendMoney(ctx, withdrawalSend(body, path, 'withdraw'), {
+    allowRepeats: options.allowRepeats,
+    // Asked, and the key shown, only once every check has passed: a refusal shows no key.
+    beforeSend: async () => {
+      await confirm(body, options, ctx)
+      if (prepared.generatedKey && !asJson) {
+        ctx.note(`Idempotency key: ${body.idempotencyKey} (to retry this exact withdrawal safely, pass --idempotency-key ${body.idempotencyKey})`)
+      }
+    },
+    around: (work) => withSpinner(ctx.io, 'Sending the withdrawal', work),
+  })
   const result: WithdrawResult = {...created, idempotencyKey: body.idempotencyKey, replayed}
   if (replayed) {
     ctx.note(`This withdrawal was created earlier with the idempotency key ${body.idempotencyKey}: the gateway answered it again, and nothing new was sent out.`)
@@ -95,16 +87,6 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const {withdrawalLines} = await import('../render/withdrawal.js')
   for (const line of withdrawalLines(created, {pixKey: maskKey(body.pixKey), pixKeyType: body.pixKeyType}, ctx.paint, {replayed})) ctx.out(line)
   return undefined
-}
-
-/** The withdrawal endpoint's path: GATEWAY_WITHDRAW_PATH, else the profile's, else /core/withdraw. */
-export async function withdrawPath(ctx: CommandContext): Promise<string> {
-  const session = await ctx.session()
-  const {checkEndpointPath} = await import('../api/base-url.js')
-  const {DEFAULT_WITHDRAW_PATH} = await import('../api/gateway.js')
-  if (ctx.env.GATEWAY_WITHDRAW_PATH) return checkEndpointPath(ctx.env.GATEWAY_WITHDRAW_PATH, 'GATEWAY_WITHDRAW_PATH')
-  if (session.settings?.withdrawPath) return checkEndpointPath(session.settings.withdrawPath, `the withdrawPath of profile "${session.profile}"`)
-  return DEFAULT_WITHDRAW_PATH
 }
 
 /** JSON on stdout: returned for --json's single document, written here for --output json. */
@@ -200,6 +182,6 @@ A CSV batch:
     if (output !== undefined && !(WITHDRAW_OUTPUTS as readonly string[]).includes(output)) {
       throw new UsageError(`--output ${output} goes with --batch; a single withdrawal prints table or json`)
     }
-    return withdraw({fields, body, yes, dryRun, output: output as WithdrawOptions['output']}, this.ctx)
+    return withdraw({fields, body, yes, dryRun, output: output as WithdrawOptions['output'], allowRepeats}, this.ctx)
   }
 }

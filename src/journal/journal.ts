@@ -20,8 +20,13 @@ export const DEFAULT_MAX_BYTES = 1 << 20
 /** Archives kept after a rotation; older ones are removed. */
 export const DEFAULT_ARCHIVES = 5
 
-/** Where a request stands: done (answered with a record), failed (refused: no money moved), or pending (unknown). */
-export type EntryState = 'pending' | 'done' | 'failed'
+/**
+ * Where a request stands: done (answered with a record), failed (refused: no money moved), not-sent
+ * (it provably never left this machine), or pending (unknown).
+ */
+export type EntryState = 'pending' | 'done' | 'failed' | 'not-sent'
+
+export const ENTRY_STATES: readonly EntryState[] = ['pending', 'done', 'failed', 'not-sent']
 
 /** The request as it was sent, to replay it byte for byte in meaning. */
 export interface ReplayRequest {
@@ -59,8 +64,10 @@ export interface OutcomeRecord {
   entry: string
   at: string
   state: EntryState
-  /** What recorded it: the command itself, or `journal retry`. */
+  /** What recorded it: the command itself, `journal retry`, or `journal resolve` (by hand). */
   by: string
+  /** Why, when an operator settled it by hand. */
+  note?: string
   id?: string
   status?: string
   /** The gateway answered with the record of an earlier request under the same key. */

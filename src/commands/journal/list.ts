@@ -15,7 +15,7 @@ export const JOURNAL_OUTPUTS = ['table', 'json', 'ndjson'] as const
 /** `journal list`: the money-moving requests this config folder sent, oldest first, with what became of them. */
 export async function journalList(options: JournalListOptions, ctx: CommandContext): Promise<Record<string, unknown>[] | undefined> {
   const {journalOf} = await import('../../journal/journaled.js')
-  const {entryView} = await import('../../journal/replay.js')
+  const {entryView} = await import('../../journal/view.js')
   const journal = journalOf(ctx)
   const entries = (await journal.entries()).filter((entry) => !options.pending || entry.state === 'pending')
   const views = entries.map(entryView)
@@ -57,12 +57,14 @@ export async function journalList(options: JournalListOptions, ctx: CommandConte
 function stateText(entry: JournalEntry, ctx: CommandContext): string {
   if (entry.state === 'done') return ctx.paint('green', 'done')
   if (entry.state === 'failed') return ctx.paint('red', 'failed')
+  if (entry.state === 'not-sent') return 'not sent'
   return ctx.paint('yellow', 'pending')
 }
 
 function resultText(entry: JournalEntry): string {
   const {outcome} = entry
   if (!outcome) return 'no answer recorded'
+  if (outcome.by === 'journal resolve') return `resolved by hand${outcome.id ? `: ${outcome.id}` : ''}${outcome.note ? ` (${outcome.note})` : ''}`
   if (outcome.error) return `${outcome.error.status ?? outcome.error.code}: ${outcome.error.message}`
   return `${outcome.id ?? '-'} ${outcome.status ?? ''}${outcome.replayed ? ' (created earlier)' : ''}`.trim()
 }
@@ -70,7 +72,7 @@ function resultText(entry: JournalEntry): string {
 export default class JournalList extends BaseCommand<typeof JournalList> {
   static override summary = 'List the money-moving requests sent from this config folder, and what became of them.'
 
-  static override description = `Every tx create (and withdraw) is written to the journal (journal.jsonl in the config folder) before it is sent, and its outcome after the answer. An entry is done (the gateway answered with a record), failed (the gateway refused it: no money moved) or pending (no answer: the process died, or the network failed after sending, so nobody knows whether money moved). \`journal retry\` settles pending entries.
+  static override description = `Every tx create (and withdraw) is written to the journal (journal.jsonl in the config folder) before it is sent, and its outcome after the answer. An entry is done (the gateway answered with a record), failed (the gateway refused it: no money moved), not sent (it provably never left this machine: the connection was refused or the host not found) or pending (no answer: the process died, or the network failed after sending, so nobody knows whether money moved). \`journal retry\` settles pending entries; \`journal resolve\` closes one by hand.
 
 --pending shows only the pending ones. PIX keys are shown masked.`
 

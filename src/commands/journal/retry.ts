@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {Session} from '../../api/profile.js'
 import {BaseCommand} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
-import {UsageError} from '../../cli/errors.js'
+import {CliError, ExitCode, InterruptedError, UsageError} from '../../cli/errors.js'
 import type {EntryState, JournalEntry} from '../../journal/journal.js'
 
 export interface JournalRetryOptions {
@@ -11,6 +11,8 @@ export interface JournalRetryOptions {
   yes?: boolean
   /** Only the pending entries with these idempotency keys. */
   keys?: string[]
+  /** Only this profile's entries (--profile or GATEWAY_PROFILE); every profile's when not given. */
+  profile?: string
 }
 
 /** What became of one replayed entry. */
@@ -20,11 +22,15 @@ export interface RetryResult {
   idempotencyKey: string
   amount: number
   profile: string
+  /** The gateway the entry was sent to: it is replayed there only. */
+  baseUrl: string
   state: EntryState
   id?: string
   status?: string
   replayed?: boolean
   error?: {code: string; message: string; status?: number}
+  /** Not replayed: the profile now points at another gateway, whose credentials must not go to this one. */
+  elsewhere?: {profileBaseUrl: string}
 }
 
 export interface JournalRetryReport {
@@ -32,28 +38,39 @@ export interface JournalRetryReport {
   done: number
   failed: number
   pending: number
+  /** Left pending, not replayed: their profile now points at another gateway. */
+  elsewhere: number
+}
+
+/** Entries whose profile points at another gateway now: left pending, named, and the run exits 3. */
+export class ElsewhereError extends CliError {
+  readonly code = 'GATEWAY_MOVED'
+  readonly exitCode = ExitCode.Auth
 }
 
 /**
- * `journal retry`: replays every pending entry of the journal, each with its original profile, base
- * URL, idempotency key and body, so the gateway answers the record the first request made, or makes
- * it once now; records each outcome. It moves money: it asks first in a terminal, and needs --yes
- * without one.
+ * `journal retry`: replays the pending entries of the journal (every profile's, or one profile's),
+ * each through the one send path with its original profile, idempotency key and body, and only
+ * against the gateway it was first sent to, while its profile still points there: the profile's
+ * credentials never go to another gateway. The gateway answers the record the first request made,
+ * or makes it once now; each outcome is recorded. It moves money: it asks first in a terminal, and
+ * needs --yes without one.
  */
 export async function journalRetry(options: JournalRetryOptions, ctx: CommandContext): Promise<JournalRetryReport> {
-  const {journalOf, errorOutcome} = await import('../../journal/journaled.js')
+  const {journalOf} = await import('../../journal/journaled.js')
   const journal = journalOf(ctx)
   const wanted = options.keys && options.keys.length > 0 ? new Set(options.keys) : undefined
-  const all = await journal.entries()
+  const all = (await journal.entries()).filter((entry) => options.profile === undefined || entry.profile === options.profile)
   if (wanted) {
     const known = new Set(all.map((entry) => entry.idempotencyKey))
     const unknown = [...wanted].filter((key) => !known.has(key))
-    if (unknown.length > 0) throw new UsageError(`--key ${unknown.join(', ')}: no such idempotency key in the journal`)
+    const where = options.profile === undefined ? 'the journal' : `the journal of profile "${options.profile}"`
+    if (unknown.length > 0) throw new UsageError(`--key ${unknown.join(', ')}: no such idempotency key in ${where}`)
   }
   const pending = all.filter((entry) => entry.state === 'pending' && (!wanted || wanted.has(entry.idempotencyKey)))
-  const report: JournalRetryReport = {retried: [], done: 0, failed: 0, pending: 0}
+  const report: JournalRetryReport = {retried: [], done: 0, failed: 0, pending: 0, elsewhere: 0}
   if (pending.length === 0) {
-    if (!ctx.globals.json) ctx.note('Nothing is pending: every request in the journal has an outcome.')
+    if (!ctx.globals.json) ctx.note(`Nothing is pending${options.profile === undefined ? '' : ` for profile "${options.profile}"`}: every request in the journal has an outcome.`)
     return report
   }
   const {brl} = await import('../../render/money.js')
@@ -63,7 +80,7 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
     if (!ctx.io.prompt) {
       throw new UsageError(`journal retry sends ${what} again, which may move money: confirm with --yes (there is no terminal to ask in)`)
     }
-    for (const entry of pending) ctx.note(`  ${entry.command}  ${brl(entry.amount)}  key ${entry.idempotencyKey}  (${entry.profile}, ${entry.at})`)
+    for (const entry of pending) ctx.note(`  ${entry.command}  ${brl(entry.amount)}  key ${entry.idempotencyKey}  (${entry.profile}, ${entry.baseUrl}, ${entry.at})`)
     const {confirm} = await import('../../output/prompt.js')
     if (!(await confirm(ctx.io, `Replay ${what} under their original idempotency keys?`))) {
       ctx.note('Nothing was sent.')
@@ -71,17 +88,19 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
     }
   }
 
-  const {replayEntry} = await import('../../journal/replay.js')
+  const {sendMoney} = await import('../../send/money.js')
+  const {stateAfter} = await import('../../journal/journaled.js')
   const sessions = new Map<string, Promise<Session>>()
-  const sessionFor = (entry: JournalEntry): Promise<Session> => {
-    const id = `${entry.profile}\n${entry.baseUrl}`
-    let session = sessions.get(id)
+  // Each profile as it stands now: its own base URL (or the one given by --base-url or
+  // GATEWAY_BASE_URL) and its own credentials.
+  const sessionFor = (profile: string): Promise<Session> => {
+    let session = sessions.get(profile)
     if (!session) {
       session = (async () => {
         const {openSession} = await import('../../api/profile.js')
         return openSession({
-          profile: entry.profile,
-          baseUrl: entry.baseUrl,
+          profile,
+          baseUrl: ctx.globals.baseUrl,
           timeoutMs: ctx.globals.timeoutMs,
           retries: ctx.globals.retries ?? 3,
           sleep: ctx.sleep,
@@ -90,41 +109,49 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
           store: await ctx.store(),
         })
       })()
-      sessions.set(id, session)
+      sessions.set(profile, session)
     }
     return session
   }
   let lastUnknown: unknown
   let firstRefusal: unknown
+  const moved: RetryResult[] = []
   try {
     for (const entry of pending) {
-      const base = {entry: entry.entry, command: entry.command, idempotencyKey: entry.idempotencyKey, amount: entry.amount, profile: entry.profile}
+      const base = {entry: entry.entry, command: entry.command, idempotencyKey: entry.idempotencyKey, amount: entry.amount, profile: entry.profile, baseUrl: entry.baseUrl}
       let result: RetryResult
       try {
-        const session = await sessionFor(entry)
-        const answer = await replayEntry(entry, session.client)
-        await journal.append({
-          type: 'outcome',
-          entry: entry.entry,
-          at: new Date(ctx.now()).toISOString(),
-          state: 'done',
-          by: 'journal retry',
-          id: answer.id,
-          ...(answer.status === undefined ? {} : {status: answer.status}),
-          ...(answer.replayed ? {replayed: true} : {}),
-        })
-        result = {...base, state: 'done', id: answer.id, status: answer.status, ...(answer.replayed ? {replayed: true} : {})}
+        const session = await sessionFor(entry.profile)
+        if (session.baseUrl !== entry.baseUrl) {
+          result = {...base, state: 'pending', elsewhere: {profileBaseUrl: session.baseUrl}}
+          moved.push(result)
+        } else {
+          const sent = await sendMoney(
+            ctx,
+            {
+              spec: entry,
+              one: 'request',
+              post: (api) => api.postRecord(entry.request.path, entry.request.body, `replaying ${entry.command} (idempotency key ${entry.idempotencyKey})`),
+            },
+            {entry, session, by: 'journal retry'},
+          )
+          result = {...base, state: 'done', id: sent.record.id, status: sent.status, ...(sent.replayed ? {replayed: true} : {})}
+        }
       } catch (error) {
+        if (error instanceof InterruptedError) throw error
         for (const session of sessions.values()) for (const secret of (await session.catch(() => undefined))?.client.secrets() ?? []) ctx.handled(secret)
+        const {errorOutcome} = await import('../../journal/journaled.js')
         const outcome = errorOutcome(entry.entry, 'journal retry', error, await ctx.secrets())
-        await journal.append(outcome)
-        result = {...base, state: outcome.state, error: outcome.error}
-        if (outcome.state === 'pending') lastUnknown = error
+        result = {...base, state: stateAfter(error), error: outcome.error}
+        if (result.state === 'pending') lastUnknown = error
         else firstRefusal ??= error
       }
       report.retried.push(result)
-      report[result.state] += 1
-      if (!ctx.globals.json) ctx.out(resultLine(result, brl))
+      if (result.elsewhere) report.elsewhere += 1
+      else if (result.state === 'done') report.done += 1
+      else if (result.state === 'pending') report.pending += 1
+      else report.failed += 1
+      if (!ctx.globals.json) ctx.out(resultLine(result, brl, ctx.bin))
     }
   } finally {
     for (const session of sessions.values()) {
@@ -133,10 +160,25 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
       await opened?.client.close()
     }
   }
-  if (!ctx.globals.json) ctx.note(`Replayed ${report.retried.length}: ${report.done} done, ${report.failed} failed, ${report.pending} still pending.`)
+  if (!ctx.globals.json) {
+    const left = report.elsewhere > 0 ? `, ${report.elsewhere} left pending (their profile points at another gateway now)` : ''
+    ctx.note(`Replayed ${report.retried.length - report.elsewhere}: ${report.done} done, ${report.failed} failed, ${report.pending} still pending${left}.`)
+  }
   const {ReportedError} = await import('../../cli/errors.js')
   // Still unknown: the gateway could not be reached or kept failing; exit as that failure (6 or 7).
   if (lastUnknown !== undefined) throw new ReportedError(restated(lastUnknown, `${report.pending} of ${report.retried.length} replayed requests are still pending`), {lines: [], json: {...report}})
+  if (moved.length > 0) {
+    const [first] = moved
+    throw new ReportedError(
+      new ElsewhereError(
+        `${moved.length === 1 ? '1 entry was' : `${moved.length} entries were`} not replayed: sent to a gateway that ${moved.length === 1 ? 'its profile no longer points at' : 'their profiles no longer point at'} (first: key ${first.idempotencyKey}, sent to ${first.baseUrl}, profile "${first.profile}" now at ${first.elsewhere!.profileBaseUrl})`,
+        {
+          hint: `A profile's credentials go to its own gateway only. To settle such an entry, log its profile in to the gateway it was sent to (\`${ctx.bin} login --profile ${first.profile} --base-url ${first.baseUrl} ...\`) and run \`${ctx.bin} journal retry --profile ${first.profile}\`; or check the record there and close the entry by hand: \`${ctx.bin} journal resolve ${first.idempotencyKey} --as done|failed|not-sent\`.`,
+        },
+      ),
+      {lines: [], json: {...report}},
+    )
+  }
   // Refused by the gateway: nothing moved for those, but the operator should look (exit 5).
   if (firstRefusal !== undefined) throw new ReportedError(restated(firstRefusal, `${report.failed} of ${report.retried.length} replayed requests were refused`), {lines: [], json: {...report}})
   return report
@@ -157,8 +199,11 @@ function restated(error: unknown, lead: string): unknown {
   })
 }
 
-function resultLine(result: RetryResult, brl: (cents: number) => string): string {
+function resultLine(result: RetryResult, brl: (cents: number) => string, bin: string): string {
   const head = `${result.state.padEnd(7)}  ${result.command}  ${brl(result.amount)}  key ${result.idempotencyKey}`
+  if (result.elsewhere) {
+    return `${head}  not replayed: sent to ${result.baseUrl}, but profile "${result.profile}" now points at ${result.elsewhere.profileBaseUrl} (settle it there, or \`${bin} journal resolve ${result.idempotencyKey} --as ...\`)`
+  }
   if (result.state === 'done') return `${head}  → ${result.id} ${result.status ?? ''}${result.replayed ? ' (created earlier)' : ' (created now)'}`.trimEnd()
   return `${head}  ${result.error?.message ?? ''}`
 }
@@ -166,13 +211,18 @@ function resultLine(result: RetryResult, brl: (cents: number) => string): string
 export default class JournalRetry extends BaseCommand<typeof JournalRetry> {
   static override summary = 'Replay every pending money-moving request under its original idempotency key.'
 
-  static override description = `A pending journal entry is a request whose outcome nobody knows: the process died, or the network failed after it was sent. journal retry sends each again, exactly as first sent and with the same idempotency key, profile and base URL, so the gateway answers the record the first request made, or makes it now, once. Each outcome is recorded; a replay that the gateway answers from an earlier request shows the record's current status.
+  static override description = `A pending journal entry is a request whose outcome nobody knows: the process died, or the network failed after it was sent. journal retry sends each again, exactly as first sent and with the same idempotency key, so the gateway answers the record the first request made, or makes it now, once. Each outcome is recorded; a replay that the gateway answers from an earlier request shows the record's current status.
 
-It may move money, so it asks first in a terminal; without one, pass --yes. Exits 0 when every entry is settled, 5 when the gateway refused some, and 6 or 7 when some are still pending.`
+Without --profile (or GATEWAY_PROFILE) it covers every profile's entries; with either, that profile's only. An entry is replayed with its own profile, and only while that profile still points at the gateway the entry was sent to: a profile logged in to another gateway since keeps its credentials for that one, and the entry is left pending and named (exit 3, after the others are settled). Log the profile in to the entry's gateway again, or check the record there and close the entry with \`journal resolve\`.
+
+Entries recorded not-sent (the request provably never left this machine) and failed ones (refused) are not replayed.
+
+It may move money, so it asks first in a terminal; without one, pass --yes. Exits 0 when every entry is settled, 5 when the gateway refused some, 3 when some were left for another gateway (or the login failed), and 6 or 7 when some are still pending.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'From cron, after a failed run', command: '<%= config.bin %> <%= command.id %> --yes --json'},
+    {description: 'One profile only', command: '<%= config.bin %> <%= command.id %> --profile prod --yes'},
     {description: 'One request only', command: '<%= config.bin %> <%= command.id %> --key order-4711 --yes'},
   ]
 
@@ -182,7 +232,13 @@ It may move money, so it asks first in a terminal; without one, pass --yes. Exit
   }
 
   async run(): Promise<JournalRetryReport | undefined> {
-    const result = await journalRetry({yes: this.flags.yes, keys: this.flags.key}, this.ctx)
+    const result = await journalRetry({yes: this.flags.yes, keys: this.flags.key, profile: explicitProfile(this.argv, this.ctx)}, this.ctx)
     return this.ctx.globals.json ? result : undefined
   }
+}
+
+/** The profile the operator named (--profile or GATEWAY_PROFILE), or none: the flag's default is not a choice. */
+export function explicitProfile(argv: readonly string[], ctx: CommandContext): string | undefined {
+  const named = argv.some((arg) => arg === '--profile' || arg.startsWith('--profile='))
+  return named || ctx.env.GATEWAY_PROFILE ? ctx.globals.profile : undefined
 }

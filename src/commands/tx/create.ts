@@ -1,6 +1,5 @@
 import {Flags} from '@oclif/core'
 
-import type {Idempotent} from '../../api/gateway.js'
 import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
@@ -11,6 +10,7 @@ import {flagsOf} from '../../input/fields.js'
 import {OUTPUT_FORMATS, type OutputFormat} from '../../output/printer.js'
 import {readJsonBody} from '../../input/body.js'
 import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../../input/transaction.js'
+import type {MoneySent} from '../../send/money.js'
 
 export interface TxCreateOptions {
   /** The flags of TX_CREATE_FIELDS, as parsed. */
@@ -19,6 +19,8 @@ export interface TxCreateOptions {
   body?: string
   qr?: boolean
   qrPng?: string
+  /** Send even when the journal shows the same charge (by external code) sent under another key. */
+  allowRepeats?: boolean
 }
 
 /** The created charge, its idempotency key, and `replayed` when the gateway answered an earlier request's record. */
@@ -36,45 +38,27 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   const {generatedKey, value: request} = prepared
   if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = request.idempotencyKey
-  // The profile and its base URL are checked before the key is shown: a refused setting sends nothing.
-  const api = await ctx.api()
-  if (generatedKey && !ctx.globals.json) {
-    ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
-  }
-
+  const {sendMoney} = await import('../../send/money.js')
+  const {chargeSend} = await import('../../send/requests.js')
   const {withSpinner} = await import('../../output/spinner.js')
-  const {journaled} = await import('../../journal/journaled.js')
-  const {TRANSACTION_LOOKUP, TRANSACTION_PATH} = await import('../../api/gateway.js')
-  let sent: Idempotent<CreateTransactionResponse>
+  let sent: MoneySent<CreateTransactionResponse>
   try {
-    sent = await withSpinner(ctx.io, 'Creating the charge', () =>
-      journaled(
-        ctx,
-        {
-          command: 'tx create',
-          idempotencyKey,
-          amount: request.amount,
-          externalCode: request.externalCode,
-          request: {method: 'POST', path: TRANSACTION_PATH, body: request},
-          lookup: TRANSACTION_LOOKUP,
-        },
-        () => api.postTransaction(request),
-        ({body, replayed}) => ({id: body.id, status: body.status, replayed}),
-      ),
-    )
+    sent = await sendMoney(ctx, chargeSend(request, 'tx create'), {
+      allowRepeats: options.allowRepeats,
+      // Shown only when the charge is about to be sent: a refusal before that shows no key.
+      beforeSend: () => {
+        if (generatedKey && !ctx.globals.json) {
+          ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
+        }
+      },
+      around: (work) => withSpinner(ctx.io, 'Creating the charge', work),
+    })
   } catch (error) {
     throw await unsettled(error, idempotencyKey, ctx)
   }
-  let created = sent.body
+  const created = {...sent.record, ...(sent.status === undefined ? {} : {status: sent.status})}
   if (sent.replayed) {
-    // The gateway answered the first request's record: its status then, not now. Look it up.
     ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
-    try {
-      const current = await api.getTransaction(created.id)
-      created = {...created, status: current.status}
-    } catch (error) {
-      ctx.note(`Warning: its current status could not be read (${(error as Error).message}); the status shown is from when it was created.`)
-    }
   }
   const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
   if (options.qrPng !== undefined) await writePng(options.qrPng, result, ctx)
@@ -103,8 +87,8 @@ async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandCon
   const {GatewayError} = await import('../../api/errors.js')
   if (!(error instanceof GatewayError) || !error.retryable) return error
   const {ReportedError} = await import('../../cli/errors.js')
-  // The create itself was never sent (the token could not be had): nothing to be unsure of.
-  if (error.idempotencyKey === undefined) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
+  // The create itself was never sent (the token could not be had, or no attempt could connect): nothing to be unsure of.
+  if (error.idempotencyKey === undefined || error.notSent) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
   const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
   const hinted = new Type(error.message, {
     status: error.status,
@@ -246,7 +230,7 @@ A CSV batch:
         this.ctx,
       )
     }
-    const result = await txCreate({fields, body, qr, qrPng}, this.ctx)
+    const result = await txCreate({fields, body, qr, qrPng, allowRepeats}, this.ctx)
     return this.ctx.globals.json ? result : undefined
   }
 }

@@ -1,0 +1,175 @@
+import type {GatewayApi, Idempotent} from '../api/gateway.js'
+import type {Session} from '../api/profile.js'
+import type {CommandContext} from '../cli/context.js'
+import {InterruptedError, UsageError} from '../cli/errors.js'
+import {Journal, type JournalEntry, type JournalSpec, type OutcomeRecord, type RequestRecord} from '../journal/journal.js'
+import {errorOutcome, journalOf} from '../journal/journaled.js'
+import {findRepeats, repeatLine} from './repeats.js'
+
+/**
+ * The one way a request that moves money (a withdrawal) or asks for it (a charge) is sent, by the
+ * single commands, by --batch and by `journal retry` alike:
+ *   1. the login is checked (a request that could never be authenticated leaves no trace);
+ *   2. the repeat guard: the same request, by its external code and fields, already sent to this
+ *      gateway and profile under another key is refused (exit 2), unless repeats are allowed;
+ *   3. the caller's last word (a confirmation, the key shown): nothing has been written yet;
+ *   4. the journal entry, on disk before anything leaves;
+ *   5. the request, retried under its idempotency key by the client;
+ *   6. the answer read: a 2xx without the record is not success (the entry stays pending); a
+ *      replayed answer's record is looked up for its current status;
+ *   7. the outcome, in the journal: done, failed (refused: nothing moved), not-sent (provably never
+ *      left) or pending (unknown).
+ */
+
+/** The record every create answers: an id, and usually a status. */
+export interface CreatedRecord {
+  id: string
+  status?: string
+}
+
+export interface MoneySend<T extends CreatedRecord> {
+  /** What the journal records, and `journal retry` replays. */
+  spec: JournalSpec
+  /** Sends it once through the gateway's typed endpoint (the client retries under the key). */
+  post: (api: GatewayApi) => Promise<Idempotent<T>>
+  /** The record, one: "charge", "withdrawal": for messages. */
+  one: string
+}
+
+export interface SendOptions {
+  /** Send even when the journal shows the same request sent under another key (--allow-repeats). */
+  allowRepeats?: boolean
+  /** The caller has already run the repeat guard over every request it sends (a batch does, up front). */
+  guarded?: boolean
+  /** Called after every check and before the journal entry: a confirmation, the key shown. */
+  beforeSend?: () => Promise<void> | void
+  /** On SIGINT or SIGTERM, let the request finish (a batch's rows in flight) instead of abandoning it. */
+  finishOnInterrupt?: boolean
+  /** Wraps the sending itself (a spinner). */
+  around?: <R>(work: () => Promise<R>) => Promise<R>
+  /** Another session than the context's (a journal entry's own profile). */
+  session?: Session
+  /** Replay this journal entry instead of writing a new one (`journal retry`). */
+  entry?: JournalEntry
+  /** What records the outcome: the command, or `journal retry`. */
+  by?: string
+}
+
+export interface MoneySent<T extends CreatedRecord> {
+  record: T
+  /** The gateway answered with the record an earlier request under the same key made. */
+  replayed: boolean
+  /** The record's status now: looked up after a replay (when the request has a lookup), else as answered. */
+  status?: string
+}
+
+/** Sends one money-moving request; see the module's comment. */
+export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, send: MoneySend<T>, options: SendOptions = {}): Promise<MoneySent<T>> {
+  const session = options.session ?? (await ctx.session())
+  await session.client.accessToken()
+  const {spec} = send
+  const journal = journalOf(ctx)
+  if (!options.entry && !options.allowRepeats && !options.guarded) {
+    const [repeat] = await findRepeats(journal, {profile: session.profile, baseUrl: session.baseUrl}, spec.command, [{body: spec.request.body}])
+    if (repeat) {
+      throw new UsageError(repeatLine(send.one, repeat.earlier, spec.idempotencyKey, 'external code'), {
+        hint: `Nothing was sent. To finish or check that ${send.one}, send it again with --idempotency-key ${repeat.earlier.idempotencyKey} (the gateway answers the record it made, and moves nothing twice); if a second one is meant, add --allow-repeats.`,
+        body: {earlier: repeat.earlier},
+      })
+    }
+  }
+  await options.beforeSend?.()
+  const secrets = [...(await ctx.secrets()), ...session.client.secrets()]
+  const entry = options.entry?.entry ?? (await writeRequest(ctx, journal, session, spec, secrets))
+  const by = options.by ?? spec.command
+  const {GatewayApi} = await import('../api/gateway.js')
+  const api = new GatewayApi(session.client)
+  const around = options.around ?? ((work) => work())
+  let answer: Idempotent<T>
+  let answered = false
+  try {
+    // A signal while the request is out: its fate is unknown, and the operator is told how to settle it.
+    // A batch lets the rows in flight finish instead.
+    const stopped = new Promise<never>(() => {})
+    const interrupted = options.finishOnInterrupt ? stopped : ctx.interrupted().then(async (signal): Promise<never> => {
+      if (answered) return stopped
+      ctx.note(
+        `Interrupted (${signal}) while sending the ${send.one}, idempotency key ${spec.idempotencyKey}: it may or may not have reached the gateway, and is pending in the journal. Settle it with \`${ctx.bin} journal retry\`, or run the same command again with --idempotency-key ${spec.idempotencyKey}.`,
+      )
+      await session.client.destroy()
+      throw new InterruptedError(signal)
+    })
+    answer = await Promise.race([around(() => send.post(api)), interrupted])
+    answered = true
+  } catch (error) {
+    answered = true
+    if (error instanceof InterruptedError) throw error
+    await appendOutcome(ctx, journal, errorOutcome(entry, by, error, [...secrets, ...session.client.secrets()]))
+    throw error
+  }
+  let status = answer.body.status
+  if (answer.replayed && spec.lookup) {
+    // The answer is the first request's record, as it was then: its status now is in the lookup.
+    try {
+      const {body: current} = await session.client.request<Record<string, unknown>>('GET', spec.lookup.replace('{id}', encodeURIComponent(answer.body.id)), {
+        context: `looking up ${answer.body.id}`,
+      })
+      if (typeof current?.status === 'string') status = current.status
+    } catch (error) {
+      ctx.note(`Warning: the current status of ${answer.body.id} could not be read (${(error as Error).message}); the status shown is the one first answered.`)
+    }
+  }
+  await appendOutcome(ctx, journal, {
+    type: 'outcome',
+    entry,
+    at: new Date(ctx.now()).toISOString(),
+    state: 'done',
+    by,
+    id: answer.body.id,
+    ...(status === undefined ? {} : {status}),
+    ...(answer.replayed ? {replayed: true} : {}),
+  })
+  return {record: answer.body, replayed: answer.replayed, status}
+}
+
+/**
+ * The request record, on disk before the request leaves: a process that dies after this leaves the
+ * entry pending, for `journal retry` to settle under the same key. Nothing is sent when it cannot
+ * be written, nor when the request would carry a secret of the login.
+ */
+async function writeRequest(ctx: CommandContext, journal: Journal, session: Session, spec: JournalSpec, secrets: readonly string[]): Promise<string> {
+  const {maskKey} = await import('../journal/journal.js')
+  const entry = Journal.newEntryId()
+  const record: RequestRecord = {
+    type: 'request',
+    entry,
+    at: new Date(ctx.now()).toISOString(),
+    profile: session.profile,
+    baseUrl: session.baseUrl,
+    command: spec.command,
+    idempotencyKey: spec.idempotencyKey,
+    amount: spec.amount,
+    ...(spec.externalCode === undefined ? {} : {externalCode: spec.externalCode}),
+    ...(spec.destination === undefined ? {} : {destination: maskKey(spec.destination)}),
+    request: spec.request,
+    ...(spec.lookup === undefined ? {} : {lookup: spec.lookup}),
+  }
+  if (secrets.some((secret) => secret.length >= 6 && JSON.stringify(record).includes(secret))) {
+    throw new UsageError('the request holds a secret of this login (the client secret or a token): it was not sent')
+  }
+  try {
+    await journal.append(record, {durable: true})
+  } catch (error) {
+    throw new Error(`cannot write the journal ${journal.path}, so nothing was sent: ${(error as Error).message}`)
+  }
+  return entry
+}
+
+/** Appends an outcome; failing that, says so: the entry stays pending, and a retry settles it harmlessly. */
+async function appendOutcome(ctx: CommandContext, journal: Journal, outcome: OutcomeRecord): Promise<void> {
+  try {
+    await journal.append(outcome)
+  } catch (error) {
+    ctx.note(`Warning: the outcome could not be written to the journal (${(error as Error).message}); the entry stays pending until \`${ctx.bin} journal retry\` settles it.`)
+  }
+}
