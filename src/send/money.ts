@@ -87,23 +87,30 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
   const around = options.around ?? ((work) => work())
   let answer: Idempotent<T>
   let answered = false
+  let signalled: NodeJS.Signals | undefined
   try {
     // A signal while the request is out: its fate is unknown, and the operator is told how to settle it.
     // A batch lets the rows in flight finish instead.
-    const stopped = new Promise<never>(() => {})
-    const interrupted = options.finishOnInterrupt ? stopped : ctx.interrupted().then(async (signal): Promise<never> => {
-      if (answered) return stopped
-      ctx.note(
-        `Interrupted (${signal}) while sending the ${send.one}, idempotency key ${spec.idempotencyKey}: it may or may not have reached the gateway, and is pending in the journal. Settle it with \`${ctx.bin} journal retry\`, or run the same command again with --idempotency-key ${spec.idempotencyKey}.`,
-      )
-      await session.client.destroy()
-      throw new InterruptedError(signal)
-    })
+    const never = new Promise<never>(() => {})
+    const interrupted = options.finishOnInterrupt
+      ? never
+      : ctx.interrupted().then(async (signal): Promise<never> => {
+          if (answered) return never
+          signalled = signal
+          await session.client.destroy()
+          throw new InterruptedError(signal)
+        })
     answer = await Promise.race([around(() => send.post(api)), interrupted])
     answered = true
   } catch (error) {
     answered = true
-    if (error instanceof InterruptedError) throw error
+    if (signalled) {
+      // No outcome is written: the entry stays pending, as its fate is unknown.
+      ctx.note(
+        `Interrupted (${signalled}) while sending the ${send.one}, idempotency key ${spec.idempotencyKey}: it may or may not have reached the gateway, and is pending in the journal. Settle it with \`${ctx.bin} journal retry\`, or run the same command again with --idempotency-key ${spec.idempotencyKey}.`,
+      )
+      throw new InterruptedError(signalled)
+    }
     await appendOutcome(ctx, journal, errorOutcome(entry, by, error, [...secrets, ...session.client.secrets()]))
     throw error
   }
@@ -119,9 +126,9 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
       ctx.note(`Warning: the current status of ${answer.body.id} could not be read (${(error as Error).message}); the status shown is the one first answered.`)
     }
   }
-  await appendOutcome(ctx, journal, {
+  const done = (settled: string): OutcomeRecord => ({
     type: 'outcome',
-    entry,
+    entry: settled,
     at: new Date(ctx.now()).toISOString(),
     state: 'done',
     by,
@@ -129,6 +136,15 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
     ...(status === undefined ? {} : {status}),
     ...(answer.replayed ? {replayed: true} : {}),
   })
+  await appendOutcome(ctx, journal, done(entry))
+  if (answer.replayed) {
+    // The gateway answered an earlier request's record: an earlier entry of this key, to this
+    // gateway, left pending by a failure, is settled by the same answer.
+    const earlier = (await journal.entries().catch(() => [])).filter(
+      (other) => other.entry !== entry && other.state === 'pending' && other.idempotencyKey === spec.idempotencyKey && other.profile === session.profile && other.baseUrl === session.baseUrl,
+    )
+    for (const other of earlier) await appendOutcome(ctx, journal, done(other.entry))
+  }
   return {record: answer.body, replayed: answer.replayed, status}
 }
 

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {isLoopbackHost} from '../../api/base-url.js'
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
-import {FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
+import {DEFAULT_PLAN_KINDS, FAULT_KINDS, type FaultKind, type FaultPlan} from '../../sandbox/http/faults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override summary = 'Run the embedded gateway sandbox in the foreground.'
@@ -45,7 +45,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     }),
     faults: Flags.string({description: 'Fail this share of gateway requests at random, from 0 to 1 (0.3 is 30%).', helpValue: '<rate>'}),
     'fault-kinds': Flags.string({
-      description: `With --faults: the kinds of fault, comma-separated, from ${FAULT_KINDS.join(', ')} (default: all of them).`,
+      description: `With --faults: the kinds of fault, comma-separated, from ${FAULT_KINDS.join(', ')} (default: ${DEFAULT_PLAN_KINDS.join(', ')}).`,
       helpValue: '<list>',
       dependsOn: ['faults'],
     }),
@@ -104,7 +104,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
 }
 
 /** The plan of --faults, --fault-kinds and --fault-seed; exit 2 for a value out of bounds. */
-function faultPlan(rateText: string, kindsText = FAULT_KINDS.join(','), seed?: number): FaultPlan {
+function faultPlan(rateText: string, kindsText = DEFAULT_PLAN_KINDS.join(','), seed?: number): FaultPlan {
   const rate = Number(rateText)
   if (rateText.trim() === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
     throw new UsageError(`--faults must be a share from 0 to 1, e.g. 0.3; got "${rateText}"`)

@@ -6,9 +6,15 @@ import {mulberry32} from '../domain/random.js'
  * or after it (the route ran and committed, and its answer is then lost or late).
  */
 
-/** The kinds `sandbox start --fault-kinds` and the faults control name. */
-export const FAULT_KINDS = ['500', '503', '429', 'reset', 'reset-after', 'slow'] as const
+/**
+ * The kinds `sandbox start --fault-kinds` and the faults control name. `no-record-html` and
+ * `no-record-json` run the handler, then answer 201 without the record (an HTML page, or
+ * `{"ok":true}`), as a broken proxy in front of a gateway might.
+ */
+export const FAULT_KINDS = ['500', '503', '429', 'reset', 'reset-after', 'slow', 'no-record-html', 'no-record-json'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
+/** The kinds a fault plan draws from when it names none: the passing failures a client must retry through. */
+export const DEFAULT_PLAN_KINDS: readonly FaultKind[] = ['500', '503', '429', 'reset', 'reset-after', 'slow']
 
 /** How late a slow answer comes by default: past the CLI's default timeout of 30 s. */
 export const SLOW_FAULT_MS = 35_000
@@ -24,6 +30,8 @@ export type Fault =
   | {kind: 'reset-after'}
   /** Run the handler, then hold the answer this long. */
   | {kind: 'slow'; delayMs: number}
+  /** Run the handler, commit, then answer 201 without the record. */
+  | {kind: 'no-record'; body: 'html' | 'json'}
 
 /** The fault a kind names, with its defaults. */
 export function faultOf(kind: FaultKind, options: {retryAfter?: number; delayMs?: number} = {}): Fault {
@@ -38,11 +46,15 @@ export function faultOf(kind: FaultKind, options: {retryAfter?: number; delayMs?
       return {kind}
     case 'slow':
       return {kind, delayMs: options.delayMs ?? SLOW_FAULT_MS}
+    case 'no-record-html':
+      return {kind: 'no-record', body: 'html'}
+    case 'no-record-json':
+      return {kind: 'no-record', body: 'json'}
   }
 }
 
 /** How a fault is counted in the statistics: its status code, or its kind. */
-export const faultName = (fault: Fault) => (fault.kind === 'status' ? String(fault.status) : fault.kind)
+export const faultName = (fault: Fault) => (fault.kind === 'status' ? String(fault.status) : fault.kind === 'no-record' ? `no-record-${fault.body}` : fault.kind)
 
 /** Where in the pipeline a fault acts. */
 export const actsBeforeHandler = (fault: Fault): boolean => fault.kind === 'status' || fault.kind === 'reset'

@@ -111,6 +111,13 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
       finish(`reset-after-${reply.status}`)
       return
     }
+    // The route ran and committed; what reaches the client is a 201 without the record.
+    if (fault?.kind === 'no-record' && reply.status >= 200 && reply.status < 300) {
+      reply =
+        fault.body === 'html'
+          ? {status: 201, json: '<!doctype html><html><body><h1>Created</h1></body></html>', headers: {'content-type': 'text/html; charset=utf-8'}}
+          : {status: 201, body: {ok: true}}
+    }
     // Whatever the route left unread is drained, unless the answer closes the connection anyway.
     if (reply.headers?.connection !== 'close') req.resume()
     const delayMs = (route && route.api !== false ? latencyMs : 0) + (fault?.kind === 'slow' ? fault.delayMs : 0)

@@ -4,7 +4,7 @@ import {z} from 'zod'
 
 import {checkWith, formatIssue} from '../../schemas/rules.js'
 import {readJson} from '../http/body.js'
-import {FAULT_KINDS, faultOf, type Fault} from '../http/faults.js'
+import {DEFAULT_PLAN_KINDS, FAULT_KINDS, faultOf, type Fault} from '../http/faults.js'
 import {empty, HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
 
@@ -81,7 +81,7 @@ export function controlRoutes(): Route[] {
         if ('rate' in body) {
           const checked = checkWith(planSchema, body)
           if (!checked.ok) throw new HttpError(400, checked.issues.map(formatIssue))
-          const {rate, kinds = FAULT_KINDS, seed = randomInt(2 ** 31)} = checked.value
+          const {rate, kinds = DEFAULT_PLAN_KINDS, seed = randomInt(2 ** 31)} = checked.value
           state.faults.setPlan({rate, kinds, seed})
           return json(200, {rate, kinds, seed})
         }
