@@ -25,10 +25,10 @@ export const durationFlag = Flags.custom<number>({
 /** The ID argument of the commands that name one transaction. */
 export const transactionIdArg = Args.string({description: 'Transaction id (a UUID).', required: true})
 
-/** Refuses an id that is not a UUID before anything is sent (the gateway would answer 422). */
+/** Refuses an id that is not a UUID before anything is sent (the gateway would answer 422); sends it in lower case (ids are case-insensitive). */
 export function requireTransactionId(id: string): string {
   if (!UUID_PATTERN.test(id)) throw new UsageError(`ID must be a UUID, e.g. 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11; got "${id}"`)
-  return id
+  return id.toLowerCase()
 }
 
 /** --json, saying what the one document on stdout holds for this command. */

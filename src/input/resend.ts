@@ -1,4 +1,4 @@
-import {LIMITS, NOTIFICATION_STATUSES} from '../schemas/enums.js'
+import {LIMITS, NOTIFICATION_STATUSES, UUID_PATTERN} from '../schemas/enums.js'
 import type {ResendBody} from '../schemas/resend.js'
 import type {Issue} from '../schemas/rules.js'
 import {resolveDate, type DateContext} from './deposits.js'
@@ -21,7 +21,13 @@ export function resendFields(dates: DateContext): FlagTable {
       description: 'Notifications created at or before: an ISO date-time, a date (its end in your time zone), or 30m/24h/7d/2w ago (default: now, with --from).',
       parse: (value) => resolveDate(value, dates, true),
     },
-    {flag: 'reference-id', path: 'referenceId', description: 'One notification\'s id, or the id of the transaction or withdrawal whose notifications to resend.'},
+    {
+      flag: 'reference-id',
+      path: 'referenceId',
+      description: 'One notification\'s id, or the id of the transaction or withdrawal whose notifications to resend.',
+      // Ids are case-insensitive: a UUID is sent in lower case.
+      parse: (value) => (UUID_PATTERN.test(value) ? value.toLowerCase() : value),
+    },
     {
       flag: 'status',
       path: 'status',

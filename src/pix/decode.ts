@@ -53,6 +53,8 @@ export interface DecodedPix {
   merchantCategoryCode: string
   /** Field 61, when present. */
   postalCode?: string
+  /** Pix Automático: the location of the recurrence's authorisation (80-25), without a scheme. */
+  recurrence?: string
   crc: PixCrc
   /** Every field as written, templates opened, for support staff and `--json`. */
   fields: PixField[]
@@ -141,6 +143,7 @@ function topName(id: string): string {
   if (number >= 2 && number <= 25) return 'Merchant Account Information (card schemes)'
   if (number >= 26 && number <= 51) return 'Merchant Account Information'
   if (number >= 65 && number <= 79) return 'RFU for EMVCo'
+  if (id === '80') return 'Recurrence (Pix Automático)'
   if (number >= 80 && number <= 99) return 'Unreserved Template'
   return 'unknown field'
 }
@@ -149,6 +152,7 @@ function childName(parent: string, id: string): string {
   const number = Number(parent)
   if (number >= 26 && number <= 51) return PIX_ACCOUNT_NAMES[id] ?? (id === '00' ? 'GUI' : 'template field')
   if (parent === '62') return ADDITIONAL_DATA_NAMES[id] ?? 'template field'
+  if (parent === '80' && id === '25') return 'Recurrence location'
   if (id === '00') return 'GUI'
   return 'template field'
 }
@@ -209,21 +213,27 @@ interface Walk {
 
 const TWO_DIGITS = /^\d{2}$/
 
-/** Splits text (at `offset` in the whole code) into id, two-digit length, value; stops at the first break. */
+/**
+ * Splits text (at `offset` in the whole code) into id, two-digit length, value; stops at the first
+ * break. Lengths and positions count Unicode code points, as the BR Code manual does (not bytes,
+ * not UTF-16 units): a merchant name of 10 letters with an emoji among them has length 10.
+ */
 function walk(text: string, offset: number): Walk {
   const fields: Tlv[] = []
+  const chars = Array.from(text)
+  const slice = (from: number, to: number) => chars.slice(from, to).join('')
   let index = 0
-  while (index < text.length) {
-    const id = text.slice(index, index + 2)
+  while (index < chars.length) {
+    const id = slice(index, index + 2)
     if (!TWO_DIGITS.test(id)) return {fields, failure: {kind: 'id', position: offset + index, found: id}}
-    const lengthText = text.slice(index + 2, index + 4)
+    const lengthText = slice(index + 2, index + 4)
     if (!TWO_DIGITS.test(lengthText)) return {fields, failure: {kind: 'length', position: offset + index, id, found: lengthText}}
     const length = Number(lengthText)
     const start = index + 4
-    if (start + length > text.length) {
-      return {fields, failure: {kind: 'overrun', position: offset + index, id, length, left: text.length - start}}
+    if (start + length > chars.length) {
+      return {fields, failure: {kind: 'overrun', position: offset + index, id, length, left: chars.length - start}}
     }
-    fields.push({id, length, value: text.slice(start, start + length), position: offset + index})
+    fields.push({id, length, value: slice(start, start + length), position: offset + index})
     index = start + length
   }
   return {fields}
@@ -265,7 +275,8 @@ function outranks(score: number[], other: number[]): boolean {
 /** Whether the code, with the length digits at `position` replaced, matches the CRC it carries. */
 function crcConfirms(code: string, position: number, length: number): boolean {
   if (code.length < 8 || code.slice(-8, -4) !== '6304') return false
-  const repaired = code.slice(0, position + 2) + pad(length) + code.slice(position + 4)
+  const chars = Array.from(code)
+  const repaired = chars.slice(0, position + 2).join('') + pad(length) + chars.slice(position + 4).join('')
   return crc16(repaired.slice(0, -4)) === repaired.slice(-4).toUpperCase()
 }
 
@@ -369,9 +380,13 @@ const pad = (length: number) => String(length).padStart(2, '0')
 const MAX_LENGTH = 512
 
 /** Line breaks are dropped (a code wrapped by a mail client), and whitespace around it. */
+/** The code as pasted, the line breaks between its parts removed (a wrapped code still reads). */
 function clean(code: string): string {
   return code.replace(/[\r\n]+/g, '').trim()
 }
+
+/** C0 and C1 controls, DEL, and the bidi overrides and isolates: never part of a value. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 
 function openTemplate(code: string, field: Tlv): {fields: Tlv[]} {
   const offset = field.position + 4
@@ -413,7 +428,13 @@ export function decodePix(input: string): DecodedPix {
   if (typeof input !== 'string') throw new PixDecodeError('must be a text')
   const code = clean(input)
   if (code === '') throw new PixDecodeError('is empty')
-  if (code.length > MAX_LENGTH) throw new PixDecodeError(`is ${code.length} characters long; a BR Code has at most ${MAX_LENGTH}`)
+  const control = CONTROL.exec(code)
+  if (control) {
+    const shown = `\\u${control[0].codePointAt(0)!.toString(16).padStart(4, '0')}`
+    throw new PixDecodeError(`holds a control character (${shown}) at position ${Array.from(code.slice(0, control.index)).length}: a BR Code is printable text`, {position: Array.from(code.slice(0, control.index)).length})
+  }
+  const length = Array.from(code).length
+  if (length > MAX_LENGTH) throw new PixDecodeError(`is ${length} characters long; a BR Code has at most ${MAX_LENGTH}`)
 
   // 1. Structure: id, two-digit length, value, to the very end.
   if (!code.startsWith('00')) {
@@ -448,15 +469,17 @@ export function decodePix(input: string): DecodedPix {
     const repair = bestRepair(site, fields, fields, likely)
     throw repair ? lengthError(site, repair) : error
   }
-  const {seen, crc, amountText} = analysis
+  const {seen, crc, amountText, recurrence} = analysis
   const crcField = seen.get('63')!
   const signed = code.slice(0, -4)
 
   // 4. The CRC, then brazilian-utils' reading, which must agree that the code is valid.
   const signedCode = signed + crc.expected
-  const info = getPixPayloadInfo(signedCode)
+  // brazilian-utils does not read recurrences (Pix Automático): their fields are read here.
+  const info = getPixPayloadInfo(signedCode) ?? (recurrence === undefined ? null : recurrenceInfo(seen, code))
   if (!info) throw new PixDecodeError('is not a valid PIX BR Code', {crc})
   const decoded = toDecoded(info, amountText, seen, crc, fields)
+  if (recurrence !== undefined) decoded.recurrence = recurrence
   if (!crc.valid) {
     // A mistyped length can still parse, into other values: if the CRC confirms another length
     // of one field, that length is the fault.
@@ -476,6 +499,7 @@ interface Analysis {
   seen: Map<string, Tlv>
   crc: PixCrc
   amountText?: string
+  recurrence?: string
 }
 
 /** The envelope (00 first, 63 last with four hex digits, no field twice), then each field's rule. */
@@ -506,11 +530,11 @@ function analyse(code: string, fields: Tlv[]): Analysis {
       crc,
     })
   }
-  return {seen, crc, amountText: checkFields(code, fields, seen, crc)}
+  return {seen, crc, ...checkFields(code, fields, seen, crc)}
 }
 
-/** Checks every field's own rule; answers the amount's text when there is one. */
-function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: PixCrc): string | undefined {
+/** Checks every field's own rule; answers the amount's text and the recurrence's location, when there are. */
+function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: PixCrc): {amountText?: string; recurrence?: string} {
   const fail = (id: string, rule: string): never => {
     const field = seen.get(id.slice(0, 2))
     throw new PixDecodeError(rule, {field: ref(id), position: field?.position, crc})
@@ -540,8 +564,19 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
   const key = accountFields.get('01')
   const location = accountFields.get('25')
   const facilitator = accountFields.get('03')
+  // Pix Automático: a recurrence (field 80, GUI and location); the template may then hold only its GUI.
+  let recurrence: string | undefined
+  const recurrenceField = seen.get('80')
+  if (recurrenceField) {
+    const inner = new Map(openTemplate(code, recurrenceField).fields.map((child) => [child.id, child]))
+    if (inner.get('00')?.value.toLowerCase() !== 'br.gov.bcb.pix') fail('80-00', 'must be the GUI "br.gov.bcb.pix" of a recurrence')
+    const where = inner.get('25')
+    if (!where) fail('80-25', 'is missing: a recurrence carries the location of its authorisation')
+    if (!LOCATION.test(where!.value)) fail('80-25', `must be a host and path without a scheme, e.g. pix.example.com/rec/v1/1234; found "${where!.value}"`)
+    recurrence = where!.value
+  }
   if (key && location) fail(accountId, `must carry either a PIX key (${accountId}-01) or a location (${accountId}-25), not both`)
-  if (!key && !location) fail(`${accountId}-01`, `is missing: the template carries neither a PIX key (${accountId}-01) nor a location (${accountId}-25)`)
+  if (!key && !location && !recurrence) fail(`${accountId}-01`, `is missing: the template carries neither a PIX key (${accountId}-01) nor a location (${accountId}-25), and no recurrence (80) follows`)
   if (key && key.value === '') fail(`${accountId}-01`, 'must not be empty')
   if (location && !LOCATION.test(location.value)) {
     fail(`${accountId}-25`, `must be a host and path without a scheme, e.g. pix.example.com/qr/v2/1234; found "${location.value}"`)
@@ -574,7 +609,25 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
 
   const additional = seen.get('62')
   if (additional) openTemplate(code, additional)
-  return amount?.value
+  return {amountText: amount?.value, recurrence}
+}
+
+/** What a recurrence code says, as brazilian-utils would have read it, from the fields already checked. */
+function recurrenceInfo(seen: Map<string, Tlv>, code: string): PixPayloadInfo {
+  const account = [...seen.values()].find((field) => Number(field.id) >= 26 && Number(field.id) <= 51)
+  const inner = account ? new Map(openTemplate(code, account).fields.map((child) => [child.id, child])) : new Map<string, Tlv>()
+  const txid = seen.get('62') ? new Map(openTemplate(code, seen.get('62')!).fields.map((child) => [child.id, child])).get('05')?.value : undefined
+  const location = inner.get('25')?.value
+  return {
+    merchantName: seen.get('59')!.value,
+    merchantCity: seen.get('60')!.value,
+    pointOfInitiation: location !== undefined || seen.get('01')?.value === '12' ? 'dynamic' : 'static',
+    ...(inner.get('01') ? {key: inner.get('01')!.value} : {}),
+    ...(location !== undefined ? {url: location} : {}),
+    ...(seen.get('54') && location === undefined ? {amount: Number(seen.get('54')!.value)} : {}),
+    ...(txid !== undefined && txid !== '***' && location === undefined ? {txid} : {}),
+    ...(inner.get('02') ? {description: inner.get('02')!.value} : {}),
+  } as PixPayloadInfo
 }
 
 function toDecoded(info: PixPayloadInfo, amountText: string | undefined, seen: Map<string, Tlv>, crc: PixCrc, fields: Tlv[]): DecodedPix {

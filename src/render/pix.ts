@@ -32,6 +32,7 @@ export function pixLines(decoded: DecodedPix, paint: Paint): string[] {
     ['Type', `${decoded.kind}${use(decoded)}`],
     ['PIX key', decoded.key],
     ['Location', decoded.url],
+    ['Recurrence', decoded.recurrence === undefined ? undefined : `Pix Automático: authorisation at ${decoded.recurrence}`],
     ['Amount', amount],
     ['Merchant', decoded.merchantName],
     ['City', decoded.merchantCity],

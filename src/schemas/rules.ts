@@ -1,5 +1,4 @@
 // Subpath imports: the package's main entry loads every module it has (~40 ms at start-up).
-import {getPixKeyInfo} from '@brazilian-utils/brazilian-utils/get-pix-key-info'
 import {isValidCep} from '@brazilian-utils/brazilian-utils/is-valid-cep'
 import {isValidCnpj} from '@brazilian-utils/brazilian-utils/is-valid-cnpj'
 import {isValidCpf} from '@brazilian-utils/brazilian-utils/is-valid-cpf'
@@ -9,7 +8,8 @@ import {isValidMobilePhone} from '@brazilian-utils/brazilian-utils/is-valid-mobi
 import {z} from 'zod'
 
 import {isLoopbackHost} from '../api/base-url.js'
-import {LIMITS, UUID_PATTERN, type PixKeyType} from './enums.js'
+import {LIMITS} from './enums.js'
+import {isCnpj, isCpf} from './pix-key.js'
 
 /**
  * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
@@ -53,8 +53,11 @@ export const text = (min: number, max: number) =>
 export const code = () => text(LIMITS.code.min, LIMITS.code.max)
 
 /** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified). */
-export const isDocument = (value: string) => isValidCpf(value) || isValidCnpj(value, {version: 2})
-export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isValidCpf(value) ? 'CPF' : 'CNPJ')
+export const isDocument = (value: string) => isCpfDocument(value) || isCnpjDocument(value)
+export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isCpfDocument(value) ? 'CPF' : 'CNPJ')
+/** As the library reads them (punctuation allowed), without the numbers the rules refuse (one repeated digit, 123.456.789-09). */
+const isCpfDocument = (value: string) => isValidCpf(value) && isCpf(value.replace(/\D/g, ''))
+const isCnpjDocument = (value: string) => isValidCnpj(value, {version: 2}) && isCnpj(value.replace(/[^0-9A-Za-z]/g, '').toUpperCase())
 
 /** A CPF or CNPJ as the gateway takes it: check digits verified, the letters of an alphanumeric CNPJ in upper case. */
 export const document = () =>
@@ -168,54 +171,6 @@ export const webhookUrl = () =>
     const problem = webhookUrlProblem(value)
     if (problem) ctx.addIssue({code: 'custom', message: problem})
   })
-
-/** What a PIX key of each type looks like, as the gateway takes it (the DICT's own form). */
-export const PIX_KEY_FORMS: Record<PixKeyType, string> = {
-  CPF: 'a CPF of 11 digits without punctuation, with valid check digits, e.g. 52998224725',
-  CNPJ: 'a CNPJ of 14 characters without punctuation, letters in upper case, with valid check digits, e.g. 11222333000181',
-  EMAIL: `an e-mail address of at most ${LIMITS.emailKey.max} characters`,
-  PHONE: 'a mobile number written +55, DDD and number, e.g. +5511987654321',
-  EVP: 'a random key (a UUID), e.g. 7d9f0335-8dcc-4054-9bf9-0c3e6e0a8b1e',
-}
-
-/**
- * The type of a PIX key and its canonical form, however it was written: "529.982.247-25" is the
- * CPF 52998224725, "(11) 98765-4321" the PHONE +5511987654321, a lower-case CNPJ is upper-cased.
- * Undefined when it is no PIX key at all (a landline is none: the DICT takes mobile numbers).
- * An 11-digit value valid both as a CPF and as a mobile number is read as a CPF.
- */
-export function pixKeyInfo(key: string): {type: PixKeyType; value: string} | undefined {
-  const info = getPixKeyInfo(key)
-  return info ? {type: info.type.toUpperCase() as PixKeyType, value: info.value} : undefined
-}
-
-/** Whether `key` is a PIX key of `type`, written exactly as the DICT writes it. */
-function isExactPixKey(key: string, type: PixKeyType): boolean {
-  switch (type) {
-    case 'CPF':
-      return /^\d{11}$/.test(key) && isValidCpf(key)
-    case 'CNPJ':
-      return /^[0-9A-Z]{12}\d{2}$/.test(key) && isValidCnpj(key, {version: 2})
-    case 'EMAIL':
-      return key.length <= LIMITS.emailKey.max && isValidEmail(key)
-    case 'PHONE':
-      return /^\+55\d{10,11}$/.test(key) && getPixKeyInfo(key)?.type === 'phone'
-    case 'EVP':
-      return UUID_PATTERN.test(key)
-  }
-}
-
-/**
- * Why `key` is not a PIX key of `type` as the gateway takes it, or undefined when it is. The
- * message says which type the key is when it is another one, and the form the type takes.
- */
-export function pixKeyProblem(key: string, type: PixKeyType): string | undefined {
-  if (isExactPixKey(key, type)) return undefined
-  const info = pixKeyInfo(key)
-  if (info?.type === type) return `must be written ${info.value}: ${PIX_KEY_FORMS[type]}`
-  if (info) return `is a ${info.type} key, not ${type}; ${type} takes ${PIX_KEY_FORMS[type]}`
-  return `must be ${PIX_KEY_FORMS[type]}`
-}
 
 /** An ISO 8601 date-time with a time of day; an offset is optional (none means UTC). */
 export const dateTime = () =>

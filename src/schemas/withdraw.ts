@@ -1,7 +1,8 @@
 import {z} from 'zod'
 
 import {PIX_KEY_TYPES, WITHDRAWAL_STATUSES} from './enums.js'
-import {cents, checkWith, code, pixKeyProblem, webhookUrl, type Issue} from './rules.js'
+import {pixKeyProblem} from './pix-key.js'
+import {cents, checkWith, code, webhookUrl, type Issue} from './rules.js'
 import type {Checked} from './transaction.js'
 
 /**

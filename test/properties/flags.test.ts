@@ -123,6 +123,10 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   concurrency: wrongInteger(1, 16),
   // journal retry: a key the journal does not hold
   key: fc.oneof(anyText, junk),
+  // journal resolve
+  as: notIn(['done', 'failed', 'not-sent']),
+  id: malformedUuid,
+  note: fc.oneof(lengthOutside(1, 200), tainted, fc.constant('   ')),
   // sandbox start
   host: fc.oneof(fc.constantFrom('0.0.0.0', '192.168.0.10', 'example.com', '::', '8.8.8.8'), junk),
   port: wrongInteger(0, 65_535),
@@ -224,6 +228,8 @@ const VALID: Record<string, string[]> = {
   // A value taken for right would pay out: the check that nothing was sent catches it.
   withdraw: ['--amount=1000', '--pix-key=maria@example.com', '--yes'],
   'webhooks listen': ['--port=0'],
+  // --id goes with --as done; the key is not in the journal, but the flags are checked first.
+  'journal resolve': ['--as=done'],
   'webhooks resend': ['--from=10m'],
   'tx create': [
     '--amount=7980',
@@ -273,6 +279,8 @@ const HINTS = ['Paste the whole copy-and-paste code: it starts with 000201 and e
 /** Each argument, its wrong values, and how its error names it. */
 const ARGUMENTS: Record<string, {wrong: fc.Arbitrary<string>; named: string}> = {
   id: {wrong: malformedUuid, named: 'ID'},
+  // journal resolve: a key the journal does not hold
+  key: {wrong: fc.oneof(anyText, junk), named: 'KEY'},
   code: {
     wrong: fc.oneof(fc.constantFrom('000201', '0002010102', '00020101021226', 'pix.example.com'), fc.string({unit: 'binary', maxLength: 60}), junk),
     named: 'PIX code',

@@ -134,7 +134,7 @@ describe('gateway sandbox start --faults', () => {
   it.each([
     [['--faults', '1.5'], '--faults must be a share from 0 to 1'],
     [['--faults', 'often'], '--faults must be a share from 0 to 1'],
-    [['--faults', '0.1', '--fault-kinds', '500,boom'], '--fault-kinds takes 500, 503, 429, reset, reset-after, slow; got "boom"'],
+    [['--faults', '0.1', '--fault-kinds', '500,boom'], '--fault-kinds takes 500, 503, 429, reset, reset-after, slow, no-record-html, no-record-json; got "boom"'],
     [['--fault-seed', '3'], '--faults'],
     [['--latency', '-5'], '--latency'],
   ])('refuses %j with exit 2', async (args, says) => {

@@ -6,6 +6,9 @@ import {UsageError} from '../../cli/errors.js'
 import type {EntryState} from '../../journal/journal.js'
 import {explicitProfile} from './retry.js'
 
+/** The longest note kept with an entry resolved by hand. */
+const NOTE_MAX = 200
+
 /** The states an operator may close an entry with. */
 export const RESOLVED_STATES = ['done', 'failed', 'not-sent'] as const satisfies readonly EntryState[]
 
@@ -25,25 +28,32 @@ export interface JournalResolveOptions {
  * an outcome, recorded as `journal resolve`, so the entry is no longer replayed.
  */
 export async function journalResolve(options: JournalResolveOptions, ctx: CommandContext): Promise<Record<string, unknown>> {
+  const {printable} = await import('../../cli/errors.js')
+  const {UUID_PATTERN} = await import('../../schemas/enums.js')
+  if (options.id !== undefined && options.as !== 'done') throw new UsageError(`--id goes with --as done: a ${options.as} request made no record`)
+  if (options.id !== undefined && !UUID_PATTERN.test(options.id)) throw new UsageError(`--id must be the record's id, a UUID; got "${printable(options.id)}"`)
+  if (options.note !== undefined && (options.note.trim().length === 0 || options.note.length > NOTE_MAX || printable(options.note) !== options.note)) {
+    throw new UsageError(`--note must be 1 to ${NOTE_MAX} printable characters`)
+  }
+  const key = printable(options.key)
   const {journalOf} = await import('../../journal/journaled.js')
   const journal = journalOf(ctx)
   const matching = (await journal.entries()).filter(
     (entry) => entry.idempotencyKey === options.key && (options.profile === undefined || entry.profile === options.profile),
   )
   if (matching.length === 0) {
-    throw new UsageError(`KEY ${options.key}: no such idempotency key in the journal${options.profile === undefined ? '' : ` of profile "${options.profile}"`}`)
+    throw new UsageError(`KEY ${key}: no such idempotency key in the journal${options.profile === undefined ? '' : ` of profile "${options.profile}"`}`)
   }
   const pending = matching.filter((entry) => entry.state === 'pending')
   if (pending.length === 0) {
     const [last] = matching.slice(-1)
-    throw new UsageError(`KEY ${options.key}: the entry is not pending (it is ${last.state}): only a pending entry is resolved by hand`)
+    throw new UsageError(`KEY ${key}: the entry is not pending (it is ${last.state}): only a pending entry is resolved by hand`)
   }
   if (pending.length > 1) {
     const profiles = [...new Set(pending.map((entry) => entry.profile))]
-    throw new UsageError(`KEY ${options.key}: ${pending.length} pending entries have this key (profiles ${profiles.join(', ')}): name one with --profile`)
+    throw new UsageError(`KEY ${key}: ${pending.length} pending entries have this key (profiles ${profiles.join(', ')}): name one with --profile`)
   }
   const [entry] = pending
-  if (options.id !== undefined && options.as !== 'done') throw new UsageError(`--id goes with --as done: a ${options.as} request made no record`)
   const outcome = {
     type: 'outcome' as const,
     entry: entry.entry,
@@ -57,7 +67,6 @@ export async function journalResolve(options: JournalResolveOptions, ctx: Comman
   const result = {entry: entry.entry, idempotencyKey: entry.idempotencyKey, command: entry.command, amount: entry.amount, profile: entry.profile, baseUrl: entry.baseUrl, state: options.as, ...(options.id === undefined ? {} : {id: options.id}), ...(options.note === undefined ? {} : {note: options.note})}
   if (!ctx.globals.json) {
     const {brl} = await import('../../render/money.js')
-    const {printable} = await import('../../cli/errors.js')
     ctx.note(`Resolved by hand as ${options.as}: ${entry.command} ${brl(entry.amount)}, key ${printable(entry.idempotencyKey)} (profile ${entry.profile}, ${entry.baseUrl}). \`${ctx.bin} journal retry\` will not replay it.`)
   }
   return result
@@ -84,8 +93,8 @@ Only a pending entry can be resolved. When entries of several profiles share the
 
   static override flags = {
     as: Flags.string({description: 'The state the request ended in.', options: [...RESOLVED_STATES], required: true}),
-    id: Flags.string({description: 'With --as done: the id of the record the gateway made.'}),
-    note: Flags.string({description: 'Why, in a few words: kept in the journal.'}),
+    id: Flags.string({description: 'With --as done: the id of the record the gateway made (a UUID).'}),
+    note: Flags.string({description: `Why, in a few words (at most ${NOTE_MAX} characters): kept in the journal.`}),
   }
 
   async run(): Promise<Record<string, unknown> | undefined> {

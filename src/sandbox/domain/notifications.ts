@@ -103,7 +103,9 @@ export class Notifications {
   }
 
   private select(selection: Selection): Kept[] {
-    const {referenceId, fromMs = -Infinity, toMs = Infinity, status, tags} = selection
+    const {fromMs = -Infinity, toMs = Infinity, status, tags} = selection
+    // Ids are case-insensitive: the records' are lower case.
+    const referenceId = selection.referenceId?.toLowerCase()
     return this.kept.filter(
       (notification) =>
         (referenceId === undefined || notification.id === referenceId || notification.referenceId === referenceId) &&

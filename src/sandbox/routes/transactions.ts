@@ -37,9 +37,10 @@ function createResponse(data: Readonly<Transaction>): CreateTransactionResponse 
 }
 
 /** A path's id: 422 when it is not a UUID. */
+/** A record id from the path: a UUID in either case (ids are case-insensitive), as the records hold it, in lower case. */
 export function uuidParam(id: string): string {
   if (!UUID_PATTERN.test(id)) throw new HttpError(422, `id must be a valid UUID, got "${id}"`)
-  return id
+  return id.toLowerCase()
 }
 
 /** The optional body of a life-cycle control: nothing at all, or {amount?, message?}. */
