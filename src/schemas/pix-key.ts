@@ -37,7 +37,7 @@ export function isCnpj(value: string): boolean {
 }
 
 /** A DDD of the national list. */
-export const isDdd = (ddd: string): boolean => /^[1-9]\d$/.test(ddd) && getAreaCodeInfo(Number(ddd)) !== undefined
+export const isDdd = (ddd: string): boolean => /^[1-9]\d$/.test(ddd) && getAreaCodeInfo(Number(ddd)) != null
 
 const CPF_TYPED = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/
 const CNPJ_TYPED = /^[0-9A-Za-z]{2}\.?[0-9A-Za-z]{3}\.?[0-9A-Za-z]{3}\/?[0-9A-Za-z]{4}-?\d{2}$/

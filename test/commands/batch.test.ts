@@ -162,9 +162,9 @@ describe('withdraw --batch and tx create --batch', () => {
     const errors = result.stderr.split('\n').filter((line) => line.startsWith('Error: '))
     expect(errors).toEqual([
       'Error: line 3: amount takes integer cents, not a decimal: 10.50 is amount 1050',
-      expect.stringMatching(/^Error: line 4: pix-key fits no PIX key type: "123\.456\.789-00"/),
+      expect.stringMatching(/^Error: line 4: pix-key is not a valid CPF: its check digits do not match$/),
       'Error: line 5: amount must be from 1 to 10000000 cents',
-      expect.stringMatching(/^Error: line 6: pix-key is not a valid EMAIL key/),
+      expect.stringMatching(/^Error: line 6: pix-key is not a valid e-mail address; it reads as a CPF key/),
       expect.stringMatching(/^Error: line 7: external-code must be 8 to 255 characters/),
       expect.stringMatching(/^Error: line 8: webhook-url must use https/),
       'Error: line 9 has 4 fields; the header has 5',

@@ -58,17 +58,20 @@ describe('withdraw', () => {
     })
 
     it.each([
-      [['--pix-key', 'not-a-key'], /^Error: --pix-key fits no PIX key type: "not-a-key" is none of CPF, CNPJ, EMAIL, PHONE, EVP$/m],
-      [['--pix-key', '123.456.789-00'], /^Error: --pix-key fits no PIX key type/m],
-      [['--pix-key', '11.222.333/0001-80'], /^Error: --pix-key fits no PIX key type/m],
-      [['--pix-key', '+55 11 3000-0000'], /^Error: --pix-key fits no PIX key type/m],
-      [['--pix-key', CPF, '--pix-key-type', 'EMAIL'], /^Error: --pix-key is not a valid EMAIL key \(it reads as a CPF key\)/m],
-      [['--pix-key', 'maria@example.com', '--pix-key-type', 'cpf'], /^Error: --pix-key is not a valid CPF key/m],
-      [['--pix-key', '123.456.789-00', '--pix-key-type', 'CPF'], /^Error: --pix-key is not a valid CPF key: CPF takes a CPF of 11 digits/m],
-      [['--pix-key', '11.222.333/0001-80', '--pix-key-type', 'CNPJ'], /^Error: --pix-key is not a valid CNPJ key/m],
-      [['--pix-key', '+55 11 3000-0000', '--pix-key-type', 'PHONE'], /^Error: --pix-key is not a valid PHONE key: PHONE takes a mobile number/m],
-      [['--pix-key', 'not@an@email', '--pix-key-type', 'EMAIL'], /^Error: --pix-key is not a valid EMAIL key/m],
-      [['--pix-key', '71c7d9be-4b85-4e43', '--pix-key-type', 'EVP'], /^Error: --pix-key is not a valid EVP key/m],
+      [['--pix-key', 'not-a-key'], /^Error: --pix-key fits no PIX key type: it is none of CPF, CNPJ, EMAIL, PHONE, EVP/m],
+      [['--pix-key', '123.456.789-00'], /^Error: --pix-key is not a valid CPF: its check digits do not match$/m],
+      [['--pix-key', '11.222.333/0001-80'], /^Error: --pix-key is not a valid CNPJ: its check digits do not match$/m],
+      [['--pix-key', '+55 11 3000-0000'], /^Error: --pix-key is not a mobile number/m],
+      [['--pix-key', '119.876.543-75'], /^Error: --pix-key is not a valid CPF: its check digits do not match$/m],
+      [['--pix-key', '+55 98909-2712'], /^Error: --pix-key has no DDD/m],
+      [['--pix-key', '+5561888888888'], /^Error: --pix-key is not a mobile number/m],
+      [['--pix-key', CPF, '--pix-key-type', 'EMAIL'], /^Error: --pix-key is not a valid e-mail address; it reads as a CPF key/m],
+      [['--pix-key', 'maria@example.com', '--pix-key-type', 'cpf'], /^Error: --pix-key is not a CPF: a CPF key has 11 digits; it reads as an EMAIL key/m],
+      [['--pix-key', '123.456.789-00', '--pix-key-type', 'CPF'], /^Error: --pix-key is not a valid CPF: its check digits do not match \(--pix-key-type CPF takes a CPF of 11 digits/m],
+      [['--pix-key', '11.222.333/0001-80', '--pix-key-type', 'CNPJ'], /^Error: --pix-key is not a valid CNPJ/m],
+      [['--pix-key', '+55 11 3000-0000', '--pix-key-type', 'PHONE'], /^Error: --pix-key is not a mobile number/m],
+      [['--pix-key', 'not@an@email', '--pix-key-type', 'EMAIL'], /^Error: --pix-key is not a valid e-mail address/m],
+      [['--pix-key', '71c7d9be-4b85-4e43', '--pix-key-type', 'EVP'], /^Error: --pix-key is not a random key/m],
       [['--pix-key', CPF, '--pix-key-type', 'IBAN'], /^Error: --pix-key-type must be one of CPF, CNPJ, EMAIL, PHONE, EVP, got "IBAN"$/m],
     ])('refuses %j with exit 2 naming the flag, before asking anything', async (args, message) => {
       await expectNothingSent(['--amount', '1000', ...args, '--yes'], message)

@@ -6,15 +6,17 @@ import {UsageError} from '../../cli/errors.js'
 import type {EntryState} from '../../journal/journal.js'
 import {explicitProfile} from './retry.js'
 
-/** The longest note kept with an entry resolved by hand. */
+/** The longest note kept with an entry resolved by hand, and what it may hold. */
 const NOTE_MAX = 200
+const NOTE_TEXT = /^[\p{L}\p{M}\p{N}\p{P}\p{Sm}\p{Sc} ]+$/u
 
 /** The states an operator may close an entry with. */
 export const RESOLVED_STATES = ['done', 'failed', 'not-sent'] as const satisfies readonly EntryState[]
 
 export interface JournalResolveOptions {
   key: string
-  as: (typeof RESOLVED_STATES)[number]
+  /** Required: asked for after the key is found, so a wrong key is said first. */
+  as?: (typeof RESOLVED_STATES)[number]
   /** The record's id, when the operator found it (done). */
   id?: string
   note?: string
@@ -30,10 +32,10 @@ export interface JournalResolveOptions {
 export async function journalResolve(options: JournalResolveOptions, ctx: CommandContext): Promise<Record<string, unknown>> {
   const {printable} = await import('../../cli/errors.js')
   const {UUID_PATTERN} = await import('../../schemas/enums.js')
-  if (options.id !== undefined && options.as !== 'done') throw new UsageError(`--id goes with --as done: a ${options.as} request made no record`)
+  if (options.id !== undefined && options.as !== undefined && options.as !== 'done') throw new UsageError(`--id goes with --as done: a ${options.as} request made no record`)
   if (options.id !== undefined && !UUID_PATTERN.test(options.id)) throw new UsageError(`--id must be the record's id, a UUID; got "${printable(options.id)}"`)
-  if (options.note !== undefined && (options.note.trim().length === 0 || options.note.length > NOTE_MAX || printable(options.note) !== options.note)) {
-    throw new UsageError(`--note must be 1 to ${NOTE_MAX} printable characters`)
+  if (options.note !== undefined && (options.note.trim().length === 0 || options.note.length > NOTE_MAX || !NOTE_TEXT.test(options.note))) {
+    throw new UsageError(`--note must be 1 to ${NOTE_MAX} characters of letters, digits, punctuation and spaces`)
   }
   const key = printable(options.key)
   const {journalOf} = await import('../../journal/journaled.js')
@@ -54,6 +56,7 @@ export async function journalResolve(options: JournalResolveOptions, ctx: Comman
     throw new UsageError(`KEY ${key}: ${pending.length} pending entries have this key (profiles ${profiles.join(', ')}): name one with --profile`)
   }
   const [entry] = pending
+  if (options.as === undefined) throw new UsageError(`--as is required: the state the request ended in, ${RESOLVED_STATES.join(', ')}`)
   const outcome = {
     type: 'outcome' as const,
     entry: entry.entry,
@@ -92,7 +95,7 @@ Only a pending entry can be resolved. When entries of several profiles share the
   }
 
   static override flags = {
-    as: Flags.string({description: 'The state the request ended in.', options: [...RESOLVED_STATES], required: true}),
+    as: Flags.string({description: 'The state the request ended in (required).', options: [...RESOLVED_STATES]}),
     id: Flags.string({description: 'With --as done: the id of the record the gateway made (a UUID).'}),
     note: Flags.string({description: `Why, in a few words (at most ${NOTE_MAX} characters): kept in the journal.`}),
   }
