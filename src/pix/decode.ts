@@ -475,8 +475,10 @@ export function decodePix(input: string): DecodedPix {
 
   // 4. The CRC, then brazilian-utils' reading, which must agree that the code is valid.
   const signedCode = signed + crc.expected
-  // brazilian-utils does not read recurrences (Pix Automático): their fields are read here.
-  const info = getPixPayloadInfo(signedCode) ?? (recurrence === undefined ? null : recurrenceInfo(seen, code))
+  // brazilian-utils reads neither recurrences (Pix Automático) nor lengths in code points beyond
+  // UTF-16's single units (an emoji): such codes, valid by every rule above, are read here.
+  const ownReading = recurrence !== undefined || Array.from(code).length !== code.length
+  const info = getPixPayloadInfo(signedCode) ?? (ownReading ? readInfo(seen, code) : null)
   if (!info) throw new PixDecodeError('is not a valid PIX BR Code', {crc})
   const decoded = toDecoded(info, amountText, seen, crc, fields)
   if (recurrence !== undefined) decoded.recurrence = recurrence
@@ -612,8 +614,8 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
   return {amountText: amount?.value, recurrence}
 }
 
-/** What a recurrence code says, as brazilian-utils would have read it, from the fields already checked. */
-function recurrenceInfo(seen: Map<string, Tlv>, code: string): PixPayloadInfo {
+/** What a code says, as brazilian-utils would have read it, from the fields already checked. */
+function readInfo(seen: Map<string, Tlv>, code: string): PixPayloadInfo {
   const account = [...seen.values()].find((field) => Number(field.id) >= 26 && Number(field.id) <= 51)
   const inner = account ? new Map(openTemplate(code, account).fields.map((child) => [child.id, child])) : new Map<string, Tlv>()
   const txid = seen.get('62') ? new Map(openTemplate(code, seen.get('62')!).fields.map((child) => [child.id, child])).get('05')?.value : undefined

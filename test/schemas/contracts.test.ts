@@ -4,7 +4,8 @@ import {describe, expect, it} from 'vitest'
 
 import {PIX_KEY_TYPES} from '../../src/schemas/enums.js'
 import {checkResend} from '../../src/schemas/resend.js'
-import {destinationUrlProblem, pixKeyInfo, pixKeyProblem} from '../../src/schemas/rules.js'
+import {pixKeyProblem, readPixKey} from '../../src/schemas/pix-key.js'
+import {destinationUrlProblem} from '../../src/schemas/rules.js'
 import {checkWithdraw} from '../../src/schemas/withdraw.js'
 
 describe('PIX keys', () => {
@@ -18,19 +19,17 @@ describe('PIX keys', () => {
     ['+55 21 99876-5432', 'PHONE', '+5521998765432'],
     ['7D9F0335-8DCC-4054-9BF9-0C3E6E0A8B1E', 'EVP', '7d9f0335-8dcc-4054-9bf9-0c3e6e0a8b1e'],
   ])('infers %s as a %s key, written %s, which then passes its check', (key, type, value) => {
-    expect(pixKeyInfo(key)).toEqual({type, value})
+    expect(readPixKey(key)).toEqual({ok: true, type, value})
     expect(pixKeyProblem(value, type as (typeof PIX_KEY_TYPES)[number])).toBeUndefined()
   })
 
   it.each(['', 'not a key', '52998224724', '+551130000000', 'maria@', `${'a'.repeat(66)}@example.com`])('infers no type for %j', (key) => {
-    expect(pixKeyInfo(key)).toBeUndefined()
+    expect(readPixKey(key).ok).toBe(false)
   })
 
-  it('checks the key against its type, naming the type it is when it is another', () => {
-    expect(pixKeyProblem('maria@example.com', 'PHONE')).toBe(
-      'is a EMAIL key, not PHONE; PHONE takes a mobile number written +55, DDD and number, e.g. +5511987654321',
-    )
-    expect(pixKeyProblem('5511987654321', 'PHONE')).toMatch(/^must be written \+5511987654321/)
+  it('checks the key against its type, naming the reading that failed and the type it reads as', () => {
+    expect(pixKeyProblem('maria@example.com', 'PHONE')).toBe('is not a phone number: write it +55 11 98765-4321 or (11) 98765-4321; it reads as an EMAIL key')
+    expect(pixKeyProblem('(11) 98765-4321', 'PHONE')).toBe("must be written +5511987654321, in the DICT's form")
     expect(checkWithdraw({amount: 100, pixKey: 'x@y.io', pixKeyType: 'EMAIL', extra: 1}, {strict: true})).toEqual({
       ok: false,
       issues: [{path: '(body)', message: 'unknown field extra'}],

@@ -1,0 +1,86 @@
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {crc16, decodePix, PixDecodeError} from '../../src/pix/decode.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {logIn, runCommand} from '../helpers/context.js'
+import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+
+/** One field, its length in code points as the BR Code manual counts it. */
+const field = (id: string, value: string) => `${id}${String(Array.from(value).length).padStart(2, '0')}${value}`
+/** A whole code: the fields, then 6304 and the CRC16 of everything before it. */
+const signed = (...fields: string[]) => {
+  const body = `${fields.join('')}6304`
+  return body + crc16(body)
+}
+const envelope = (merchant: string) => [field('52', '0000'), field('53', '986'), field('58', 'BR'), field('59', merchant), field('60', 'BRASILIA'), field('62', field('05', '***'))]
+
+describe('pix decode by the BR Code manual', () => {
+  it('reads a recurrence-only code (Pix Automático): template 26 holding only its GUI, the recurrence in field 80', () => {
+    const code = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix') + field('25', 'pix.example.com/rec/v1/9f2c')))
+    const decoded = decodePix(code)
+    expect(decoded).toMatchObject({kind: 'static', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA', recurrence: 'pix.example.com/rec/v1/9f2c', crc: {valid: true}})
+    expect(decoded.key).toBeUndefined()
+  })
+
+  it('refuses a template 26 with only its GUI and no recurrence, and a recurrence without its GUI or location', () => {
+    const bare = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'))
+    expect(() => decodePix(bare)).toThrow(/neither a PIX key .* nor a location .*, and no recurrence \(80\) follows/)
+    const noLocation = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix')))
+    expect(() => decodePix(noLocation)).toThrow(/is missing: a recurrence carries the location/)
+  })
+
+  it('counts lengths in code points: a merchant name with an emoji and accents is as long as its characters', () => {
+    const merchant = 'Café Açaí 😀'
+    expect(merchant.length).toBe(Array.from(merchant).length + 1)
+    const code = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com')), ...envelope(merchant))
+    expect(decodePix(code)).toMatchObject({merchantName: merchant, key: 'maria@example.com', crc: {valid: true}})
+  })
+
+  it('reads a code wrapped over lines, and refuses any other control character in it', () => {
+    const code = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com')), ...envelope('Fulano de Tal'))
+    expect(decodePix(`${code.slice(0, 40)}\r\n${code.slice(40)}`).key).toBe('maria@example.com')
+    const hostile = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com')), ...envelope('Fulano\u001b]0;pwned\u0007'))
+    expect(() => decodePix(hostile)).toThrow(PixDecodeError)
+    expect(() => decodePix(hostile)).toThrow(/holds a control character \(\\u001b\) at position \d+/)
+  })
+
+  it('pix decode exits 2 for a code whose merchant name holds terminal escapes, and prints none of them', async () => {
+    const hostile = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com')), ...envelope('x\u001b[2J\u009b31m'))
+    const result = await runCommand(['pix', 'decode', hostile])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).not.toMatch(/[\u001b\u009b]/)
+  })
+})
+
+describe('record ids in any case', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    await logIn(sandbox.baseUrl, env)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+  })
+
+  it('tx get and the sandbox controls find an existing id typed in upper case; the CLI sends it lower case', async () => {
+    const created = await runCommand(['tx', 'create', '--amount', '1000', '--json'], {env})
+    const {id} = JSON.parse(created.stdout) as {id: string}
+    const upper = id.toUpperCase()
+    const got = await runCommand(['tx', 'get', upper, '--json', '--debug'], {env})
+    expect(got.code, got.stderr).toBe(0)
+    expect(JSON.parse(got.stdout).id).toBe(id)
+    expect(got.stderr).toContain(`/core/transaction/${id}`)
+    expect((await runCommand(['sandbox', 'pay', upper], {env})).code).toBe(0)
+    // The sandbox itself finds either case.
+    const token = (await (await fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'grant_type=client_credentials&client_id=sandbox&client_secret=sandbox-secret'})).json()) as {access_token: string}
+    const direct = await fetch(`${sandbox.baseUrl}/core/transaction/${upper}`, {headers: {authorization: `Bearer ${token.access_token}`}})
+    expect(direct.status).toBe(200)
+    expect(((await direct.json()) as {status: string}).status).toBe('PAID')
+  })
+})
