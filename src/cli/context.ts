@@ -3,7 +3,7 @@ import type {Readable, Writable} from 'node:stream'
 import type {GatewayApi} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
 import type {ProfileStore} from '../api/store.js'
-import {detectTerminal, jsonText, painter, type Paint, type Terminal, type TtyFacts} from './terminal.js'
+import {detectTerminal, jsonText, painter, terminalText, type Paint, type Terminal, type TtyFacts} from './terminal.js'
 
 /** The streams a command talks through, and what the terminal behind them allows. */
 export interface IO extends Terminal {
@@ -78,14 +78,14 @@ export class CommandContext {
     this.paint = painter(options.io.color)
   }
 
-  /** Data: stdout. */
+  /** Lines for a person on stdout: any control character in them but the CLI's own colours is shown as an escape. */
   out(text = ''): void {
-    this.io.stdout.write(`${text}\n`)
+    this.io.stdout.write(`${terminalText(text, {lines: true})}\n`)
   }
 
-  /** Notes, progress and warnings: stderr, so stdout stays data only. */
+  /** Notes, progress and warnings: stderr, so stdout stays data only; escaped as out() is. */
   note(text: string): void {
-    this.io.stderr.write(`${text}\n`)
+    this.io.stderr.write(`${terminalText(text, {lines: true})}\n`)
   }
 
   /** One JSON document on stdout. */
@@ -95,7 +95,7 @@ export class CommandContext {
 
   /** The trace sink of --debug, or none. */
   get trace(): ((line: string) => void) | undefined {
-    return this.globals.debug ? (line) => this.io.stderr.write(`${line}\n`) : undefined
+    return this.globals.debug ? (line) => this.io.stderr.write(`${terminalText(line)}\n`) : undefined
   }
 
   async store(): Promise<ProfileStore> {

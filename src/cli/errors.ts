@@ -1,3 +1,4 @@
+import {printable} from '../output/printable.js'
 import {
   AuthError,
   ConfigError,
@@ -129,16 +130,8 @@ interface OclifError extends Error {
   oclif?: {exit?: number}
 }
 
-/**
- * A text with its control characters shown as escapes (\n, \t, \u001b), so that a value the
- * operator typed, echoed in an error, keeps to its line and cannot drive the terminal.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
-    const named: Record<string, string> = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
-    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
-  })
-}
+
+export {printable}
 
 /** One line per problem: a CLI error's own list when it has one, else its message, each made printable. */
 function problemLines(error: CliError): string {

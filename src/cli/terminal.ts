@@ -1,3 +1,5 @@
+import {printableText} from '../output/printable.js'
+
 /** What the terminal allows: colour, spinners and prompts only for a person at a TTY. */
 export interface Terminal {
   stdoutTTY: boolean
@@ -39,9 +41,16 @@ const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yell
 export type Style = keyof typeof codes
 export type Paint = (style: Style, text: string) => string
 
+/** The painter's own sequences (and the grey of table borders), and no others: what a view keeps when it escapes outside text. */
+export const PAINT_SEQUENCE = new RegExp(`\u001B\\[(?:${[...new Set([...Object.values(codes).flat(), 90])].join('|')})m`, 'g')
+
+/** A line (or lines) of the CLI's own making for the terminal: its colours stay, any other control character is escaped. */
+export const terminalText = (text: string, options: {lines?: boolean} = {}) => printableText(text, PAINT_SEQUENCE, options)
+
 /** Styles text when colour is on, and leaves it as is otherwise. */
 export function painter(enabled: boolean): Paint {
-  return (style, text) => (enabled ? `\u001B[${codes[style][0]}m${text}\u001B[${codes[style][1]}m` : text)
+  // What is painted is shown, never obeyed: a value painted for emphasis cannot carry controls.
+  return (style, text) => (enabled ? `\u001B[${codes[style][0]}m${terminalText(text)}\u001B[${codes[style][1]}m` : terminalText(text))
 }
 
 export function jsonText(value: unknown): string {

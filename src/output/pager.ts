@@ -1,3 +1,4 @@
+import {terminalText} from '../cli/terminal.js'
 import type {CommandContext} from '../cli/context.js'
 
 export interface PagerPage {
@@ -24,7 +25,7 @@ export async function page<P extends PagerPage>(ctx: CommandContext, first: P, o
   const draw = async (notice = '') => {
     const body = await options.render(current)
     const help = ctx.paint('dim', '[n] next  [p] previous  [q] quit')
-    ctx.io.stdout.write(`${CLEAR}${body}${options.status(current)}  ${help}${notice ? `  ${notice}` : ''}\n`)
+    ctx.io.stdout.write(`${CLEAR}${terminalText(`${body}${options.status(current)}  ${help}${notice ? `  ${notice}` : ''}`, {lines: true})}\n`)
   }
   await draw()
   for await (const key of ctx.io.keys()) {

@@ -1,4 +1,5 @@
 import type {IO} from '../cli/context.js'
+import {terminalText} from '../cli/terminal.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
@@ -33,12 +34,12 @@ export function statusLine(io: IO): StatusLine {
   }
   return {
     set(value) {
-      text = value
+      text = terminalText(value)
       draw()
     },
     note(value) {
       clear()
-      io.stderr.write(`${value}\n`)
+      io.stderr.write(`${terminalText(value)}\n`)
       draw()
     },
     async wait(ms, sleep, tick) {

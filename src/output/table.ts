@@ -1,4 +1,4 @@
-import type {Terminal} from '../cli/terminal.js'
+import {terminalText, type Terminal} from '../cli/terminal.js'
 
 export interface Column<T> {
   header: string
@@ -32,7 +32,8 @@ function cut(text: string, width: number): string {
  */
 export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick<Terminal, 'columns' | 'color'>): Promise<RenderedTable> {
   const {default: Table} = await import('cli-table3')
-  const cells = rows.map((row) => columns.map((column) => column.value(row)))
+  // Outside text is shown, never obeyed; escaped before it is measured, so the columns line up.
+  const cells = rows.map((row) => columns.map((column) => terminalText(column.value(row))))
   const natural = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => row[index].length)))
   const widths = natural.map((width, index) => (columns[index].whole ? width : Math.min(columns[index].maxWidth ?? Infinity, width)))
   const keep = columns.map(() => true)

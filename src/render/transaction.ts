@@ -2,7 +2,7 @@ import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transactio
 import {formatDuration} from '../input/duration.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'
-import type {Paint, Style} from '../cli/terminal.js'
+import {terminalText, type Paint, type Style} from '../cli/terminal.js'
 
 
 const STATUS_STYLE: Record<string, Style> = {
@@ -35,7 +35,7 @@ function relative(iso: string, now: number): string {
 export function rows(pairs: Array<[string, string | undefined]>, indent = '  '): string[] {
   const present = pairs.filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')
   const width = Math.max(0, ...present.map(([label]) => label.length)) + 1
-  return present.map(([label, value]) => `${indent}${`${label}:`.padEnd(width + 1)}${value}`)
+  return present.map(([label, value]) => `${indent}${`${label}:`.padEnd(width + 1)}${terminalText(value)}`)
 }
 
 function documentText(document: DocumentValue | string | undefined): string | undefined {

@@ -1,4 +1,5 @@
 import type {Paint} from '../cli/terminal.js'
+import {printable} from '../output/printable.js'
 import {localTime} from '../output/time.js'
 import type {ListenerEvent} from '../webhooks/listener.js'
 
@@ -7,7 +8,8 @@ function clock(iso: string, zone?: string): string {
   return localTime(iso, zone).split(' ')[1] ?? iso
 }
 
-const or = (value: string | undefined, fallback = '-') => value || fallback
+/** A sender's value, or a stand-in: on one line, controls escaped (the sender is anyone who can reach the port). */
+const or = (value: string | undefined, fallback = '-') => (value ? printable(value) : fallback)
 
 /**
  * One line for a person per listener event: when, which notification, and what happened.
@@ -18,8 +20,8 @@ export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): st
   const time = paint('dim', clock(event.at, zone))
   if (event.type === 'received') {
     const parts = [time, or(event.id, '(no id)'), or(event.kind), paint('bold', or(event.recordStatus)), `[${or(event.status)}]`, `ref ${or(event.referenceId)}`]
-    if (event.originalUrl) parts.push(`for ${event.originalUrl}`)
-    if (event.method !== 'POST') parts.push(`(${event.method} ${event.path})`)
+    if (event.originalUrl) parts.push(`for ${printable(event.originalUrl)}`)
+    if (event.method !== 'POST') parts.push(`(${printable(event.method)} ${printable(event.path)})`)
     return parts.join('  ')
   }
   if (event.type === 'forwarded') {
@@ -33,5 +35,5 @@ export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): st
     answer: 'could not answer the sender',
     server: 'listener error',
   }[event.stage]
-  return [time, or(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${event.error}${answered}`].join('  ')
+  return [time, or(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${printable(event.error)}${answered}`].join('  ')
 }

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {RejectedError} from '../../api/errors.js'
 import type {DepositListQuery, GatewayApi} from '../../api/gateway.js'
 import type {DepositPage} from '../../api/types.js'
+import {terminalText} from '../../cli/terminal.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
@@ -62,7 +63,7 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
     })
     return undefined
   }
-  ctx.io.stdout.write(await render(page))
+  ctx.io.stdout.write(terminalText(await render(page), {lines: true}))
   ctx.note(footer(query, page, ctx))
   return undefined
 }

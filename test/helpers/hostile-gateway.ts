@@ -1,0 +1,94 @@
+import {createServer, request, type IncomingMessage, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+/**
+ * A hostile gateway for tests: a proxy in front of a real sandbox that answers what the sandbox
+ * answers, with terminal escapes in every text value and key of every JSON answer (a title-setting
+ * OSC, a screen clear, a C1 CSI, a bidi override), and, when told, a token endpoint that echoes the
+ * form it was sent (the client secret in its URL-encoded spelling) in its error.
+ */
+
+/** What every text from this gateway carries. */
+export const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202e'
+
+/** Any control character the CLI must never print raw: C0 but \n, C1, DEL, bidi overrides. */
+export const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
+export interface HostileGateway {
+  baseUrl: string
+  /** Echo the token request's form body in a 400, as a careless identity provider might. */
+  echoToken: boolean
+  close(): Promise<void>
+}
+
+/** Every string in a JSON value, keys included, with the hostile text after it (the token's fields spared, so logging in works). */
+export function poison(value: unknown, spare: ReadonlySet<string> = new Set()): unknown {
+  if (typeof value === 'string') return `${value}${HOSTILE}`
+  if (Array.isArray(value)) return value.map((item) => poison(item, spare))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [key, inner] of Object.entries(value)) {
+      if (spare.has(key)) out[key] = inner
+      else out[`${key}`] = poison(inner, spare)
+    }
+    // A key of its own, from outside too.
+    out[`note${HOSTILE}`] = `x${HOSTILE}`
+    return out
+  }
+  return value
+}
+
+ /** The fields a client needs as they are to work at all: the token, ids it sends back, the dates it computes with, paging. */
+const SPARED = new Set(['access_token', 'token_type', 'expires_in', 'expires_in_sec', 'scope', 'id', 'createdAt', 'updatedAt', 'expirationDate', 'currentPage', 'totalPages', 'perPage', 'total', 'snapshotExpiresAt'])
+
+async function body(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+export async function startHostileGateway(upstream: string): Promise<HostileGateway> {
+  const target = new URL(upstream)
+  const state = {echoToken: false}
+  const server: Server = createServer(async (req, res) => {
+    const sent = await body(req)
+    if (state.echoToken && req.url === '/auth/token') {
+      res.writeHead(400, {'content-type': 'application/json'})
+      res.end(JSON.stringify({error: 'invalid_client', error_description: `could not read ${sent.toString('utf8')}`}))
+      return
+    }
+    const forwarded = request(
+      {host: target.hostname, port: target.port, method: req.method, path: req.url, headers: {...req.headers, host: target.host}},
+      async (answer) => {
+        const text = (await body(answer)).toString('utf8')
+        const headers = {...answer.headers}
+        delete headers['content-length']
+        let out = text
+        if (String(answer.headers['content-type'] ?? '').includes('json') && text) {
+          const parsed = JSON.parse(text) as Record<string, unknown>
+          out = JSON.stringify(req.url === '/auth/token' ? parsed : poison(parsed, SPARED))
+        }
+        res.writeHead(answer.statusCode ?? 502, headers)
+        res.end(out)
+      },
+    )
+    forwarded.on('error', () => res.destroy())
+    forwarded.end(sent)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    get echoToken() {
+      return state.echoToken
+    },
+    set echoToken(value: boolean) {
+      state.echoToken = value
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
