@@ -53,9 +53,35 @@ export function redactBody(text: string, contentType = ''): string {
   }
 }
 
-/** Last line of defence: blanks out known secret values wherever they appear in a text. */
+/**
+ * Every spelling a secret may come back in: as is; URL-encoded as a form encodes it (spaces as +)
+ * and as a URL does (%20), with upper- or lower-case hex; JSON-escaped; and base64, alone or as
+ * the `id:secret` of HTTP Basic (its tail, which does not depend on the id, once aligned).
+ */
+export function spellings(secret: string): string[] {
+  const form = new URLSearchParams({s: secret}).toString().slice(2)
+  const percent = encodeURIComponent(secret)
+  const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())
+  const json = JSON.stringify(secret).slice(1, -1)
+  const base64: string[] = []
+  // Whatever precedes the secret (an id and a colon), the base64 of the secret's bytes, from each
+  // of the three alignments, stands in the whole encoding; its first and last characters depend on
+  // the neighbours, so the inner run is what is looked for.
+  const bytes = Buffer.from(secret, 'utf8')
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64')
+    const inner = encoded.slice(Math.ceil((shift * 4) / 3) + 1, -2).replace(/=+$/, '')
+    if (inner.length >= 8) base64.push(inner)
+  }
+  return [...new Set([secret, form, percent, lowerHex(form), lowerHex(percent), json, ...base64])]
+}
+
+/** Last line of defence: blanks out known secret values wherever they appear in a text, in every spelling. */
 export function scrub(text: string, secrets: Iterable<string | undefined>): string {
   let out = text
-  for (const secret of secrets) if (secret && secret.length >= 6) out = out.split(secret).join(REDACTED)
+  for (const secret of secrets) {
+    if (!secret || secret.length < 6) continue
+    for (const spelling of spellings(secret)) out = out.split(spelling).join(REDACTED)
+  }
   return out
 }

@@ -1,4 +1,4 @@
-import {mkdirSync, readFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import type Conf from 'conf'
@@ -78,10 +78,42 @@ export class ProfileStore {
     return this.stores
   }
 
-  /** Runs fn while no other process changes the store. */
+  /** Runs fn while no other process changes the store; what a killed writer left behind is swept first. */
   async locked<T>(fn: () => Promise<T>): Promise<T> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    return withFileLock(join(this.dir, '.lock'), fn)
+    return withFileLock(join(this.dir, '.lock'), async () => {
+      // Under the lock no write is under way: every temporary file is a leftover.
+      this.sweep(0)
+      return fn()
+    })
+  }
+
+  /**
+   * Removes the temporary files a write left when its process was killed between writing and
+   * renaming (`tokens.json.tmp-…`, holding a token or a secret), older than `olderThanMs`: outside
+   * the lock a younger one may be another process's write under way.
+   */
+  sweep(olderThanMs = TEMPORARY_MAX_AGE_MS): number {
+    let removed = 0
+    let names: string[]
+    try {
+      names = readdirSync(this.dir)
+    } catch {
+      return 0
+    }
+    const now = Date.now()
+    for (const name of names) {
+      if (!TEMPORARY.test(name)) continue
+      const path = join(this.dir, name)
+      try {
+        if (olderThanMs > 0 && now - statSync(path).mtimeMs < olderThanMs) continue
+        rmSync(path, {force: true})
+        removed += 1
+      } catch {
+        // Gone already, or not ours to remove: the next sweep tries again.
+      }
+    }
+    return removed
   }
 
   /** Every profile that has settings, a secret or a token. */
@@ -146,6 +178,11 @@ export class ProfileStore {
     }
   }
 }
+
+/** The temporary files conf's atomic writes make beside their targets. */
+const TEMPORARY = /^(config|credentials|tokens)\.json\.tmp-/
+/** Outside the lock, a temporary file younger than this may be a write under way. */
+export const TEMPORARY_MAX_AGE_MS = 60_000
 
 /** A profile's entry, never one inherited from Object.prototype ("constructor", "__proto__"). */
 function own<T>(record: Record<string, T>, name: string): T | undefined {

@@ -102,6 +102,8 @@ export class CommandContext {
     if (!this.storeInstance) {
       const {ProfileStore} = await import('../api/store.js')
       this.storeInstance = new ProfileStore(this.configDir)
+      // What a killed write left (a token or a secret in a temporary file) does not outlive the next command.
+      this.storeInstance.sweep()
     }
     return this.storeInstance
   }
