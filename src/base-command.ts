@@ -2,7 +2,7 @@ import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {scrub} from './api/redact.js'
 import {CommandContext, processContext} from './cli/context.js'
-import {describeError, ExitCode, ReportedError, UsageError} from './cli/errors.js'
+import {describeError, ExitCode, printable, ReportedError, UsageError} from './cli/errors.js'
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
@@ -18,9 +18,26 @@ export const durationFlag = Flags.custom<number>({
   async parse(input) {
     const ms = parseDuration(input)
     if (ms === undefined || ms <= 0) throw new Error(`expected a positive duration such as 500ms, 30s or 10m, got "${input}"`)
+    // A timer cannot wait longer: Node would fire it at once.
+    if (ms > MAX_TIMER_MS) throw new Error(`must be at most ${MAX_TIMER_MS} ms (about 24 days), got "${input}"`)
     return ms
   },
 })
+
+/** The longest wait a timer can hold: 2^31-1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A profile's name: letters, digits, - and _, and none of the names objects are made of. */
+const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/
+const RESERVED_PROFILES = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** Refuses a profile name that could not be stored safely, naming where it came from. */
+export function checkProfileName(name: string, from: string): string {
+  if (!PROFILE_NAME.test(name) || RESERVED_PROFILES.has(name)) {
+    throw new UsageError(`${from} must be 1 to 64 letters, digits, - or _, and not __proto__, constructor or prototype; got "${printable(name.slice(0, 80))}${name.length > 80 ? '…' : ''}"`)
+  }
+  return name
+}
 
 /** The ID argument of the commands that name one transaction. */
 export const transactionIdArg = Args.string({description: 'Transaction id (a UUID).', required: true})
@@ -107,8 +124,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
     const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean; retries?: number}
+    const profileFromFlag = this.argv.some((arg) => arg === '--profile' || arg.startsWith('--profile='))
     this.ctx.globals = {
-      profile: global.profile ?? 'default',
+      profile: checkProfileName(global.profile ?? 'default', profileFromFlag || !this.ctx.env.GATEWAY_PROFILE ? '--profile' : 'GATEWAY_PROFILE'),
       baseUrl: global['base-url'],
       timeoutMs: global.timeout ?? 30_000,
       retries: global.retries ?? 3,

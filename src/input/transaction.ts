@@ -52,7 +52,8 @@ export function parseMetadata(pairs: string[]): Record<string, string> {
   for (const pair of pairs) {
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new UsageError(`--metadata must be key=value, got "${pair}"`)
-    metadata[pair.slice(0, eq).trim()] = pair.slice(eq + 1)
+    // Defined, not assigned: a key is kept exactly, "__proto__" included, and never reaches a prototype.
+    Object.defineProperty(metadata, pair.slice(0, eq).trim(), {value: pair.slice(eq + 1), enumerable: true, writable: true, configurable: true})
   }
   return metadata
 }

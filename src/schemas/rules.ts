@@ -49,8 +49,11 @@ export const text = (min: number, max: number) =>
     .string({error: `must be a text of ${min} to ${max} characters`})
     .refine((value) => value.length >= min && value.length <= max, {error: `must be ${min} to ${max} characters long`})
 
-/** externalCode and idempotencyKey: 8 to 255 characters. */
-export const code = () => text(LIMITS.code.min, LIMITS.code.max)
+/** externalCode and idempotencyKey: 8 to 255 characters, not all blank. */
+export const code = () =>
+  text(LIMITS.code.min, LIMITS.code.max).refine((value) => value.length < LIMITS.code.min || value.length > LIMITS.code.max || value.trim().length > 0, {
+    error: 'must not be blank',
+  })
 
 /** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified). */
 export const isDocument = (value: string) => isCpfDocument(value) || isCnpjDocument(value)
@@ -122,8 +125,20 @@ export const birthdate = () =>
     .refine((value) => FORMATS.date().safeParse(value).success, {error: 'must be an ISO date without time, e.g. 1990-05-17', abort: true})
     .refine((value) => Date.parse(`${value}T00:00:00Z`) <= Date.now(), {error: 'must not be in the future'})
 
-const HOST_WITH_TLD = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,63}$/i
 const HOST_WITH_TLD_PROBLEM = 'must have a host with a top-level domain, e.g. hooks.example.com'
+
+/**
+ * A domain name by the URL standard, as the URL parser leaves it (an IDN in its punycode form):
+ * labels of 1 to 63 letters, digits and hyphens, no empty label, an optional trailing dot, and a
+ * final label that is a TLD (letters, or an xn-- label); no IP literal.
+ */
+export function isHostWithTld(hostname: string): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname
+  const labels = host.split('.')
+  if (labels.length < 2 || labels.some((label) => !/^[a-z0-9-]{1,63}$/i.test(label))) return false
+  const tld = labels.at(-1)!
+  return /^[a-z]{2,63}$/i.test(tld) || /^xn--[a-z0-9-]{1,59}$/i.test(tld)
+}
 
 /** https only, a host with a TLD, no fragment; a query string is allowed. */
 export function webhookUrlProblem(value: string): string | undefined {
@@ -135,7 +150,7 @@ export function webhookUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== 'https:') return 'must use https'
   if (value.includes('#')) return 'must not carry a fragment (#)'
-  if (!HOST_WITH_TLD.test(url.hostname)) return HOST_WITH_TLD_PROBLEM
+  if (!isHostWithTld(url.hostname)) return HOST_WITH_TLD_PROBLEM
   return undefined
 }
 
@@ -156,7 +171,7 @@ export function destinationUrlProblem(value: string): string | undefined {
   if (url.username || url.password) return 'must not carry credentials'
   if (isLoopbackHost(url.hostname)) return undefined
   if (url.protocol !== 'https:') return 'must use https unless its host is loopback (127.0.0.1, ::1, localhost)'
-  if (!HOST_WITH_TLD.test(url.hostname)) return HOST_WITH_TLD_PROBLEM
+  if (!isHostWithTld(url.hostname)) return HOST_WITH_TLD_PROBLEM
   return undefined
 }
 

@@ -121,7 +121,10 @@ export function checkCreateTransaction(body: unknown, options: {strict?: boolean
   const schema = options.strict ? createTransactionStrictSchema : createTransactionSchema
   const result = checkWith(schema, body)
   const issues = [...(result.ok ? [] : result.issues), ...crossFieldIssues(body)]
-  return result.ok && issues.length === 0 ? {ok: true, value: result.value as CreateTransactionBody} : {ok: false, issues}
+  if (!result.ok || issues.length > 0) return {ok: false, issues}
+  // Metadata is kept exactly as sent: the contract's copy of a record drops a "__proto__" key.
+  const {metadata} = body as {metadata?: Record<string, unknown>}
+  return {ok: true, value: (metadata === undefined ? result.value : {...result.value, metadata}) as CreateTransactionBody}
 }
 
 export {UUID_PATTERN} from './enums.js'
