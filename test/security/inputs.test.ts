@@ -47,7 +47,7 @@ describe('hostile or careless input, on the CLI', () => {
     expect(Object.hasOwn(metadata, 'constructor') && metadata.constructor).toBe('y')
   })
 
-  it.each([['        '], ['\t \t \t \t']])('refuses a blank idempotency key %j, as the sandbox does', async (key) => {
+  it.each([['        '], ['\t \t \t \t \t']])('refuses a blank idempotency key %j, as the sandbox does', async (key) => {
     await refused(['tx', 'create', '--amount', '100', '--idempotency-key', key], /^Error: --idempotency-key must not be blank$/m)
     const token = await (await fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', body: new URLSearchParams({grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox-secret'})})).json()
     const answer = await fetch(`${sandbox.baseUrl}/core/transaction`, {
