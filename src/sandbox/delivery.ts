@@ -1,6 +1,7 @@
 import {Agent, request} from 'undici'
 
 import type {Courier, DeliveryReport} from './domain/notifications.js'
+import {pointsAtItself} from './http/addresses.js'
 import {NOTIFICATION_HEADERS, type Notification} from '../schemas/notification.js'
 
 export interface HttpCourierOptions {
@@ -42,6 +43,8 @@ function describe(error: unknown, timeoutMs: number): string {
  */
 export class HttpCourier implements Courier {
   private readonly agent: Agent
+  /** The port the sandbox listens on: nothing is delivered to the sandbox itself. */
+  selfPort?: number
 
   constructor(private readonly options: HttpCourierOptions) {
     const {timeoutMs} = options
@@ -57,6 +60,7 @@ export class HttpCourier implements Courier {
     }
     if (forwardTo) headers[NOTIFICATION_HEADERS.originalUrl] = url
     const forwarded = forwardTo === undefined ? {} : {forwardedTo: forwardTo}
+    if (pointsAtItself(forwardTo ?? url, this.selfPort)) return {outcome: 'ERROR', error: 'not delivered: the URL points at the sandbox itself', ...forwarded}
     try {
       const answer = await request(forwardTo ?? url, {
         method: 'POST',

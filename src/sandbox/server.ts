@@ -3,6 +3,7 @@ import type {AddressInfo, Socket} from 'node:net'
 
 import {HttpCourier} from './delivery.js'
 import {SandboxDomain} from './domain/index.js'
+import {MAX_SEED_DEPOSITS} from './domain/seed.js'
 import type {FaultPlan} from './http/faults.js'
 import {logLine, pipeline} from './http/pipeline.js'
 import {Router, type Route} from './http/router.js'
@@ -86,6 +87,10 @@ const ROUTES: Array<() => Route[]> = [tokenRoutes, controlRoutes, transactionRou
  * the sandbox's error body, and keeps consistent state in memory until closed.
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  if ((options.seedDeposits ?? 0) > MAX_SEED_DEPOSITS) throw new RangeError(`seedDeposits must be at most ${MAX_SEED_DEPOSITS}`)
+  for (const [name, ms] of Object.entries({latencyMs: options.latencyMs, autoPayMs: options.autoPayMs, notificationTimeoutMs: options.notificationTimeoutMs})) {
+    if (ms !== undefined && ms > 2 ** 31 - 1) throw new RangeError(`${name} must be at most 2147483647 ms: a timer holds no longer`)
+  }
   const host = options.host ?? '127.0.0.1'
   const now = options.now ?? Date.now
   const courier = new HttpCourier({timeoutMs: options.notificationTimeoutMs ?? NOTIFICATION_TIMEOUT_MS, forwardTo: options.forwardWebhooksTo})
@@ -115,6 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     })
   })
   const address = server.address() as AddressInfo
+  courier.selfPort = address.port
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const baseUrl = `http://${hostForUrl}:${address.port}`
   let closing: Promise<void> | undefined

@@ -4,6 +4,7 @@ import type {AddressInfo} from 'node:net'
 
 import {describeNetworkError} from '../api/network.js'
 import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
+import {jsonDepthExceeds, MAX_JSON_DEPTH} from '../schemas/depth.js'
 
 /** What a notification says about itself, read tolerantly from its headers and body. */
 export interface NotificationSummary {
@@ -219,6 +220,11 @@ export class WebhookListener extends EventEmitter {
     for await (const chunk of req) {
       size += (chunk as Buffer).length
       if (size > BODY_LIMIT) {
+        // The rest is read and thrown away (bounded), so the sender sees the 413, not a reset.
+        for await (const rest of req) {
+          size += (rest as Buffer).length
+          if (size > 4 * BODY_LIMIT) break
+        }
         this.emitEvent({type: 'failed', at: this.stamp(), stage: 'request', error: `a body over ${BODY_LIMIT} bytes was refused`, answered: 413})
         res.writeHead(413, {connection: 'close'}).end()
         return
@@ -234,6 +240,13 @@ export class WebhookListener extends EventEmitter {
       } catch {
         // not JSON: kept as text, and still relayed byte for byte
       }
+    }
+    // Refused before it is acknowledged or shown: a body thousands of levels deep would overflow
+    // whatever walks it next (the JSON event, the relay), and take the listener down with it.
+    if (jsonDepthExceeds(body)) {
+      this.emitEvent({type: 'failed', at: this.stamp(), stage: 'request', error: `a body nested deeper than ${MAX_JSON_DEPTH} levels was refused`, answered: 422})
+      res.writeHead(422, {'content-type': 'application/json', connection: 'close'}).end(JSON.stringify({error: `the body nests deeper than ${MAX_JSON_DEPTH} levels`}))
+      return
     }
     const summary = summarize(headers, body)
     this.emitEvent({type: 'received', at: this.stamp(), method: req.method ?? 'POST', path: req.url ?? '/', headers, body, ...summary})

@@ -1,5 +1,8 @@
 import {Flags} from '@oclif/core'
 
+import {MAX_TIMER_MS} from '../../base-command.js'
+import {MAX_SEED_DEPOSITS} from '../../sandbox/domain/seed.js'
+
 import {isLoopbackHost} from '../../api/base-url.js'
 import {BaseCommand} from '../../base-command.js'
 import {UsageError} from '../../cli/errors.js'
@@ -37,8 +40,8 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     host: Flags.string({description: 'Address to listen on (loopback only).', default: '127.0.0.1'}),
     port: Flags.integer({description: 'Port to listen on; 0 takes any free port.', default: 4010, min: 0, max: 65_535}),
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
-    'auto-pay': Flags.integer({description: 'Pay every new QR code after this many milliseconds.', min: 1, helpValue: '<ms>'}),
-    'seed-deposits': Flags.integer({description: 'Fill this many varied deposits at start-up (every status, both origins, 90 days).', min: 0, helpValue: '<count>'}),
+    'auto-pay': Flags.integer({description: 'Pay every new QR code after this many milliseconds (at most 2147483647).', min: 1, max: MAX_TIMER_MS, helpValue: '<ms>'}),
+    'seed-deposits': Flags.integer({description: `Fill this many varied deposits at start-up (every status, both origins, 90 days; at most ${MAX_SEED_DEPOSITS}).`, min: 0, max: MAX_SEED_DEPOSITS, helpValue: '<count>'}),
     'forward-webhooks': Flags.string({
       description: 'Deliver every notification to this local listener instead of its webhookUrl; the intended URL goes in the X-Original-Url header.',
       helpValue: '<url>',
@@ -50,7 +53,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       dependsOn: ['faults'],
     }),
     'fault-seed': Flags.integer({description: 'With --faults: the seed of the draw, to fail the same requests again (default: a new one, shown).', dependsOn: ['faults']}),
-    latency: Flags.integer({description: 'Delay every answer of the gateway API by this many milliseconds.', min: 0, helpValue: '<ms>'}),
+    latency: Flags.integer({description: 'Delay every answer of the gateway API by this many milliseconds (at most 2147483647).', min: 0, max: MAX_TIMER_MS, helpValue: '<ms>'}),
     log: Flags.boolean({description: 'Print one line per request on stderr: time, method, path, status, duration in ms, client id.'}),
   }
 

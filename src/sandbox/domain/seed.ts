@@ -1,3 +1,6 @@
+/** The most deposits a sandbox seeds: it keeps every one in memory. */
+export const MAX_SEED_DEPOSITS = 1_000_000
+
 import {DEPOSIT_STATUSES, type DepositStatus} from '../../schemas/enums.js'
 import {QR_LIFETIME_MS, recordIn, type Origin} from './build.js'
 import type {Random} from './fixtures.js'

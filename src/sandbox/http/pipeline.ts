@@ -3,6 +3,8 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import type {SandboxDomain} from '../domain/index.js'
 import {replyForError} from '../routes/errors.js'
 import type {SandboxState} from '../state.js'
+import {isLoopbackHost} from '../../api/base-url.js'
+import {drainRest} from './body.js'
 import {verifyBearer} from './bearer.js'
 import type {Fault} from './faults.js'
 import {errorReply, HttpError, writeReply, type Reply} from './reply.js'
@@ -41,6 +43,31 @@ function urlOf(req: IncomingMessage, host: string): URL {
   } catch {
     throw new HttpError(400, 'the request URL or its Host header cannot be read')
   }
+}
+
+/**
+ * The sandbox's controls answer only the machine it runs on: a Host that is a loopback name or
+ * address (a DNS-rebound name is refused), and no Origin but a loopback one (a web page cannot
+ * drive them, whatever its Content-Type).
+ */
+function guardControls(req: IncomingMessage): void {
+  let hostname: string
+  try {
+    hostname = new URL(`http://${req.headers.host ?? ''}`).hostname
+  } catch {
+    throw new HttpError(403, 'the sandbox controls answer only requests to a loopback host')
+  }
+  if (!isLoopbackHost(hostname)) throw new HttpError(403, `the sandbox controls answer only requests to a loopback host, not ${hostname}`)
+  const origin = req.headers.origin
+  if (origin === undefined) return
+  let originHost: string | undefined
+  try {
+    const url = new URL(origin)
+    originHost = url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname : undefined
+  } catch {
+    originHost = undefined
+  }
+  if (originHost === undefined || !isLoopbackHost(originHost)) throw new HttpError(403, 'the sandbox controls refuse requests from a web page of another origin')
 }
 
 const sleep = (ms: number) =>
@@ -86,6 +113,7 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
     let reply: Reply
     try {
       const url = urlOf(req, host)
+      if (url.pathname === '/_sandbox' || url.pathname.startsWith('/_sandbox/')) guardControls(req)
       const match = router.match(method, url.pathname)
       if (!match) throw new HttpError(404, `no route for ${method} ${url.pathname}`)
       if ('allowed' in match) {
@@ -117,6 +145,13 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
         fault.body === 'html'
           ? {status: 201, json: '<!doctype html><html><body><h1>Created</h1></body></html>', headers: {'content-type': 'text/html; charset=utf-8'}}
           : {status: 201, body: {ok: true}}
+    }
+    // Answered before its body has all arrived (a refused token, a body too large): what is left of
+    // the body is read and thrown away (bounded), then the connection closes after this answer, so
+    // the request gets exactly one answer, never a reset nor a second one (408) for the body's lateness.
+    if (!req.complete) {
+      if (reply.headers?.connection !== 'close') reply = {...reply, headers: {...reply.headers, connection: 'close'}}
+      await drainRest(req)
     }
     // Whatever the route left unread is drained, unless the answer closes the connection anyway.
     if (reply.headers?.connection !== 'close') req.resume()

@@ -8,6 +8,9 @@ import {DEFAULT_PLAN_KINDS, FAULT_KINDS, faultOf, type Fault} from '../http/faul
 import {empty, HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
 
+/** The longest wait a timer can hold: 2^31-1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 const count = (what: string) => z.number({error: `must be ${what}`}).int({error: `must be ${what}`})
 
 /** A fault for the next requests of a route: a kind, or any error status. */
@@ -17,8 +20,8 @@ const queuedFaultSchema = z
     kind: z.enum(FAULT_KINDS, {error: `must be one of ${FAULT_KINDS.join(', ')}`}).optional(),
     status: count('a status from 400 to 599').min(400, {error: 'must be a status from 400 to 599'}).max(599, {error: 'must be a status from 400 to 599'}).optional(),
     count: count('a positive integer').min(1, {error: 'must be a positive integer'}).optional(),
-    retryAfter: count('a number of seconds').min(0, {error: 'must be a number of seconds'}).optional(),
-    delayMs: count('a positive number of milliseconds').min(1, {error: 'must be a positive number of milliseconds'}).optional(),
+    retryAfter: count('a number of seconds').min(0, {error: 'must be a number of seconds'}).max(Math.floor(MAX_TIMER_MS / 1000), {error: `must be at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds`}).optional(),
+    delayMs: count('a positive number of milliseconds').min(1, {error: 'must be a positive number of milliseconds'}).max(MAX_TIMER_MS, {error: `must be at most ${MAX_TIMER_MS} milliseconds (a timer holds no longer)`}).optional(),
   })
   .refine((body) => (body.kind === undefined) !== (body.status === undefined), {error: 'give either kind or status'})
 

@@ -1,3 +1,4 @@
+import {pointsAtItself} from '../http/addresses.js'
 import {parseDateTime, formatIssue} from '../../schemas/rules.js'
 import {checkResend} from '../../schemas/resend.js'
 import {readJson} from '../http/body.js'
@@ -19,6 +20,9 @@ export function notificationRoutes(): Route[] {
         const checked = checkResend(await readJson(req, 400), {nowMs: domain.now()})
         if (!checked.ok) throw new HttpError(checked.problem === 'combination' ? 400 : 422, checked.issues.map(formatIssue))
         const {referenceId, startDate, endDate, status, tags, overrideURL} = checked.value
+        if (overrideURL !== undefined && pointsAtItself(overrideURL, req.socket.localPort)) {
+          throw new HttpError(422, 'overrideURL must not point at the sandbox itself')
+        }
         const range = startDate && endDate ? {fromMs: parseDateTime(startDate), toMs: parseDateTime(endDate)} : {}
         domain.notifications.resend({referenceId, ...range, status, tags}, overrideURL)
         return empty(201)

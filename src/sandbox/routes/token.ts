@@ -53,6 +53,9 @@ export function tokenRoutes(): Route[] {
           throw new HttpError(400, 'the token request must be form-encoded (application/x-www-form-urlencoded)')
         }
         const form = new URLSearchParams(text)
+        // RFC 6749 §3.2: a parameter sent more than once is refused, never read as its first value.
+        const repeated = [...new Set([...form.keys()].filter((key, index, keys) => keys.indexOf(key) !== index))]
+        if (repeated.length > 0) throw new HttpError(400, `${repeated.join(', ')} ${repeated.length === 1 ? 'is' : 'are'} given more than once`)
         const basic = basicCredentials(req.headers.authorization)
         const problems: string[] = []
         const grantType = form.get('grant_type')
