@@ -110,7 +110,10 @@ function entrySource(commands, hooks) {
   ]
   for (const {event, path, identifier} of hooks) {
     lines.push(`export function ${hookIdentifier(event)}(options) {`)
-    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(this, options)`)
+    // A mistyped command is said once, in the CLI's own style, by bin/run.js: the not-found
+    // plugin's own warning is kept quiet (its offer to run the closest command stays).
+    const self = event === 'command_not_found' ? 'Object.create(this, {warn: {value: () => {}}})' : 'this'
+    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(${self}, options)`)
     lines.push(`}`)
   }
   // Each command's module (and what it imports) is evaluated when oclif asks for that command,

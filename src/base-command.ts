@@ -118,7 +118,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch (error) {
       // Every error of the parser is a usage error, said in the CLI's one style.
       const {usageErrorFromParse} = await import('./cli/parse-errors.js')
-      throw usageErrorFromParse(error, [...Object.keys(flagInput), 'json'])
+      const refused = usageErrorFromParse(error, [...Object.keys(flagInput), 'json'])
+      // A value from the environment is named by its variable, not by a flag the operator never typed.
+      for (const [name, flag] of Object.entries(flagInput) as Array<[string, {env?: string}]>) {
+        const typed = this.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
+        if (flag.env && !typed && this.ctx.env[flag.env] !== undefined && refused.message.startsWith(`--${name} `)) {
+          throw new UsageError(`${flag.env}${refused.message.slice(name.length + 2)}`)
+        }
+      }
+      throw refused
     }
     const {args, flags} = parsed
     this.flags = flags as BaseFlags<T>

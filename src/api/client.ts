@@ -166,7 +166,7 @@ export class GatewayClient {
       const current = await store.read()
       if (ours(current) && !needsRenewal(current)) return this.remember(current)
       if (!credentials) {
-        throw new AuthError('not logged in: no client credentials are stored for this profile', {
+        throw new AuthError(`not logged in: no client credentials are stored for ${store.profile === undefined ? 'this profile' : `profile "${store.profile}"`}`, {
           hint: 'Run `gateway login`, or set GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET.',
         })
       }

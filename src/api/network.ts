@@ -17,13 +17,20 @@ const NETWORK_CODES: Record<string, string> = {
   UND_ERR_CLOSED: 'connection closed',
 }
 
+/** TLS failures that mean the server answered in plain HTTP (an http:// server reached as https://). */
+const PLAIN_HTTP = /wrong version number|packet length too long|http request/i
+
 /** Why a request or a connection failed, from the error or any of its causes. */
 export function describeNetworkError(error: unknown): string {
   const seen = new Set<unknown>()
   let current: unknown = error
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current)
-    const {code, name} = current as {code?: string; name?: string}
+    const {code, name, message} = current as {code?: string; name?: string; message?: string}
+    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (typeof message === 'string' && /SSL routines/.test(message) && PLAIN_HTTP.test(message))) {
+      return 'this server does not speak TLS (is it a plain http:// server, such as the sandbox?)'
+    }
+    if (typeof code === 'string' && code.startsWith('ERR_SSL_')) return `the TLS handshake failed (${code.slice('ERR_SSL_'.length).toLowerCase().replaceAll('_', ' ')})`
     if (code && NETWORK_CODES[code]) return NETWORK_CODES[code]
     if (name === 'TimeoutError' || name === 'AbortError') return 'timed out'
     current = (current as {cause?: unknown}).cause

@@ -175,6 +175,7 @@ export class ProfileStore {
       write: (token) => this.setToken(name, token),
       locked: (fn) => this.locked(fn),
       credentials,
+      profile: name,
     }
   }
 }

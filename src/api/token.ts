@@ -19,6 +19,8 @@ export interface TokenStore {
   /** Serialises renewals across processes. */
   locked<T>(fn: () => Promise<T>): Promise<T>
   credentials(): Promise<{clientId: string; clientSecret: string} | undefined>
+  /** The profile's name, for messages. */
+  profile?: string
 }
 
 /** Renew when less than 60 s, or less than 10% of the token's lifetime, is left. */

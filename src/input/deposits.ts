@@ -40,8 +40,8 @@ function positiveInteger(text: string, flag: string): number {
   return Number(text)
 }
 
-/** Upper case for enum flags, so `--status paid` is PAID. */
-const upper = (texts: string[]) => texts.map((text) => text.trim().toUpperCase())
+/** Upper case for enum flags, so `--status paid` is PAID; a value given twice (in any case) counts once. */
+export const upper = (texts: string[]) => [...new Set(texts.map((text) => text.trim().toUpperCase()))]
 
 /** `deposits list` (and `deposits summary`): each filter flag and the query field it sets. */
 export function depositFilterFields(dates: DateContext): FlagTable {
@@ -74,7 +74,7 @@ export function depositFilterFields(dates: DateContext): FlagTable {
 /** The paging flags of `deposits list`. */
 export const DEPOSIT_PAGE_FIELDS: FlagTable = [
   {flag: 'page', path: 'page', description: 'Page to show (default 1).', helpValue: '<n>', parse: positiveInteger},
-  {flag: 'per-page', path: 'perPage', description: 'Deposits per page (default 20; the gateway allows up to 100).', helpValue: '<n>', parse: positiveInteger},
+  {flag: 'per-page', path: 'perPage', description: 'Deposits per page, 1 to 100 (default 20; 100 with --all).', helpValue: '<n>', parse: positiveInteger},
   {flag: 'snapshot', path: 'snapshot', description: 'Snapshot of an earlier first page, to page through the same set.'},
 ]
 
@@ -82,11 +82,19 @@ export function depositFields(dates: DateContext): FlagTable {
   return [...depositFilterFields(dates), ...DEPOSIT_PAGE_FIELDS]
 }
 
-/** Builds the deposit query from the flags; page and perPage default to 1 and 20. */
-export function buildDepositQuery(flags: Record<string, unknown>, dates: DateContext): {query: DepositListQuery; table: FlagTable; fromFlags: Set<string>} {
+/** One page's size when none is given; every page of an export's, fewer and larger round trips. */
+export const PER_PAGE = 20
+export const PER_PAGE_ALL = 100
+
+/** Builds the deposit query from the flags; page defaults to 1, perPage to 20 (100 for `all`). */
+export function buildDepositQuery(
+  flags: Record<string, unknown>,
+  dates: DateContext,
+  options: {all?: boolean} = {},
+): {query: DepositListQuery; table: FlagTable; fromFlags: Set<string>} {
   const table = depositFields(dates)
   const {body, fromFlags} = buildFromFlags(table, flags)
-  const query = {page: 1, perPage: 20, ...body} as DepositListQuery
+  const query = {page: 1, perPage: options.all ? PER_PAGE_ALL : PER_PAGE, ...body} as DepositListQuery
   return {query, table, fromFlags}
 }
 
@@ -102,7 +110,7 @@ export function shellQuote(word: string): string {
 export function pageCommand(
   query: DepositListQuery,
   page: number,
-  context: {bin: string; profile?: string; baseUrl?: string},
+  context: {bin: string; profile?: string; baseUrl?: string; output?: string},
 ): string {
   const words = [context.bin, 'deposits', 'list']
   if (context.profile && context.profile !== 'default') words.push('--profile', context.profile)
@@ -113,8 +121,10 @@ export function pageCommand(
   if (query.endDate) words.push('--to', query.endDate)
   if (query.minAmount !== undefined) words.push('--min-amount', String(query.minAmount))
   if (query.maxAmount !== undefined) words.push('--max-amount', String(query.maxAmount))
-  words.push('--per-page', String(query.perPage ?? 20))
+  words.push('--per-page', String(query.perPage ?? PER_PAGE))
   if (query.snapshot) words.push('--snapshot', query.snapshot)
   words.push('--page', String(page))
+  // What shaped this page's output shapes the next one's.
+  if (context.output) words.push('--output', context.output)
   return words.map(shellQuote).join(' ')
 }

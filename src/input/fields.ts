@@ -1,6 +1,7 @@
 import {Flags, type Interfaces} from '@oclif/core'
 
 import {UsageError} from '../cli/errors.js'
+import {closest} from '../cli/parse-errors.js'
 import type {Issue} from '../schemas/rules.js'
 
 /**
@@ -124,8 +125,13 @@ export function fieldOfPath(table: FlagTable, path: string): FieldFlag | undefin
  * the file set it, and the flag that would set it when it is missing.
  */
 export function nameIssue(table: FlagTable, issue: Issue, built: Pick<Built, 'fromFlags' | 'fromBody'> & {body?: Record<string, unknown>}): string {
-  const {path, message} = issue
+  const {path} = issue
   const field = fieldOfPath(table, path)
+  // A rule that names another field ("must not be after endDate") names it as the operator typed it.
+  const message = issue.message.replace(/\b[a-z]+[A-Z]\w*\b/g, (name) => {
+    const other = table.find((candidate) => candidate.path === name)
+    return other && built.fromFlags.has(other.path) ? `--${other.flag}` : name
+  })
   if (field && built.fromFlags.has(field.path)) {
     const rest = path.slice(field.path.length + 1)
     if (field.describe) return field.describe(rest, message)
@@ -135,6 +141,12 @@ export function nameIssue(table: FlagTable, issue: Issue, built: Pick<Built, 'fr
       return `--${field.flag} ${message}${typeof value === 'string' ? `, got "${value}"` : ''}`
     }
     return `--${field.flag}${rest ? ` ${rest}` : ''} ${message}`
+  }
+  if (path === '(body)') {
+    // A field the contract does not know is most often a typo of one it does.
+    const unknown = /^unknown field (\S+)$/.exec(message)?.[1]
+    const meant = unknown === undefined ? undefined : closest(unknown, table.map((candidate) => candidate.path.split('.')[0]))
+    return `--body ${message}${meant ? `; did you mean ${meant}?` : ''}`
   }
   if (built.fromBody.has(path) || !field) return `--body field ${path} ${message}`
   return `--${field.flag} ${message}`

@@ -13,6 +13,10 @@ export function parseCents(input: string, flag: string): CentsParse {
   const decimal = /^(\d+)[.,](\d{1,2})$/.exec(value)
   if (decimal) {
     const cents = Number(decimal[1]) * 100 + Number(decimal[2].padEnd(2, '0'))
+    // A guess over the limit is no suggestion: say what it would be, and that it is too much.
+    if (cents > LIMITS.amount.max) {
+      return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} would be ${cents} cents, over the limit of ${LIMITS.amount.max}`}
+    }
     return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} is ${flag} ${cents}`}
   }
   return {ok: false, message: `${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`}

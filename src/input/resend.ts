@@ -1,10 +1,9 @@
 import {LIMITS, NOTIFICATION_STATUSES, UUID_PATTERN} from '../schemas/enums.js'
 import type {ResendBody} from '../schemas/resend.js'
 import type {Issue} from '../schemas/rules.js'
-import {resolveDate, type DateContext} from './deposits.js'
+import {resolveDate, upper, type DateContext} from './deposits.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
 
-const upper = (texts: string[]) => texts.map((value) => value.trim().toUpperCase())
 
 /** `webhooks resend`: each flag and the body field it sets. */
 export function resendFields(dates: DateContext): FlagTable {

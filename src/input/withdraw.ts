@@ -64,7 +64,8 @@ export async function prepareWithdraw(flags: Record<string, unknown>, base: Reco
     const keyRefused = issues.some((known) => known.path === 'pixKey')
     for (const issue of checked.issues) {
       if (issues.some((known) => known.path === issue.path)) continue
-      if (keyRefused && issue.path === 'pixKeyType' && body.pixKeyType === undefined) continue
+      // The type is inferred from the key: with no key (or a refused one), its absence is no problem of its own.
+      if ((keyRefused || body.pixKey === undefined) && issue.path === 'pixKeyType' && body.pixKeyType === undefined) continue
       issues.push(issue)
     }
   }

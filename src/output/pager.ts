@@ -1,5 +1,6 @@
 import {terminalText} from '../cli/terminal.js'
 import type {CommandContext} from '../cli/context.js'
+import {InterruptedError} from '../cli/errors.js'
 
 export interface PagerPage {
   currentPage: number
@@ -17,7 +18,8 @@ export interface PagerOptions<P extends PagerPage> {
 const CLEAR = '\u001B[2J\u001B[H'
 
 /**
- * An interactive pager in the terminal: n (space, →) next, p (←) previous, q (Esc, Ctrl-C) quits.
+ * An interactive pager in the terminal: n (space, →) next, p (←) previous, q (Esc) quits; Ctrl-C
+ * quits with 130.
  * It redraws the screen with each page.
  */
 export async function page<P extends PagerPage>(ctx: CommandContext, first: P, options: PagerOptions<P>): Promise<void> {
@@ -29,7 +31,9 @@ export async function page<P extends PagerPage>(ctx: CommandContext, first: P, o
   }
   await draw()
   for await (const key of ctx.io.keys()) {
-    if (key === 'q' || key === '\u0003' || key === '\u001B') break
+    // Ctrl-C ends as the signal would have: 130, as the exit-code table says.
+    if (key === '\u0003') throw new InterruptedError()
+    if (key === 'q' || key === '\u001B') break
     const next = key === 'n' || key === ' ' || key === '\u001B[C'
     const previous = key === 'p' || key === '\u001B[D'
     const target = next ? current.currentPage + 1 : previous ? current.currentPage - 1 : undefined

@@ -28,8 +28,8 @@ export type DepositFilters = Pick<DepositQuery, keyof typeof filterFields>
 export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof DepositFilters>
 
 /**
- * Checks a deposit-list query. The client checks page and perPage only for being positive
- * integers; the gateway side also holds perPage to 1..100.
+ * Checks a deposit-list query, the client's side and the gateway's alike: perPage 1..100 is
+ * checked offline too, so that a page size the gateway would refuse is never sent.
  */
 export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
   const result = checkWith(depositQuerySchema, query)
@@ -45,7 +45,7 @@ export function checkDepositQuery(query: unknown, options: {side: 'client' | 'ga
   if (valid('startDate') && valid('endDate') && parseDateTime(startDate!) > parseDateTime(endDate!)) {
     issues.push({path: 'startDate', message: 'must not be after endDate'})
   }
-  if (options.side === 'gateway' && valid('perPage') && perPage! > LIMITS.perPage.max) {
+  if (valid('perPage') && perPage! > LIMITS.perPage.max) {
     issues.push({path: 'perPage', message: `must be from ${LIMITS.perPage.min} to ${LIMITS.perPage.max}`})
   }
   return result.ok && issues.length === 0 ? {ok: true, value: result.value} : {ok: false, issues}

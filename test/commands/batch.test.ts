@@ -201,8 +201,7 @@ describe('withdraw --batch and tx create --batch', () => {
     expect(errors).toEqual([
       'Error: line 2: idempotency-key is the key of line 1 too: each row needs its own',
       'Error: line 3: pixkey is not a field of withdraw; did you mean pix-key?',
-      // The key it meant is not said to be missing too; its type, which nothing gives, is (as withdraw says it).
-      'Error: line 3: pix-key-type is required',
+      // The key it meant is not said to be missing too, nor its type, which is read from the key.
       'Error: line 4: amount is null: leave the field out, or give it a value',
       expect.stringMatching(/^Error: line 5 is not valid JSON/),
     ])

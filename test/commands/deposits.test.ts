@@ -183,8 +183,10 @@ describe('deposits list, end to end', () => {
       [['--to', '2026-11-31'], /--to must be an ISO date-time with a time of day/],
       [['--min-amount', '1.5'], /--min-amount takes integer cents, not a decimal: 1.5 is --min-amount 150/],
       [['--max-amount', '10000001'], /--max-amount must be from 1 to 10000000 cents/],
-      [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed maxAmount/],
-      [['--from', '1d', '--to', '2d'], /--from must not be after endDate/],
+      [['--min-amount', '500', '--max-amount', '100'], /^Error: --min-amount must not exceed --max-amount \(500 > 100\)$/m],
+      [['--per-page', '101'], /^Error: --per-page must be from 1 to 100$/m],
+      [['--all', '--per-page', '0'], /^Error: --per-page must be a positive integer/m],
+      [['--from', '1d', '--to', '2d'], /^Error: --from must not be after --to$/m],
       [['--per-page', '0'], /^Error: --per-page must be a positive integer, got "0"\n$/],
       [['--per-page', 'abc'], /^Error: --per-page must be a positive integer, got "abc"\n$/],
       [['--page', '2', '--all'], /^Error: --all walks every page: leave out --page\n$/],
@@ -199,10 +201,12 @@ describe('deposits list, end to end', () => {
       expect((await stats(sandbox.baseUrl)).requests).toBe(before.requests)
     })
 
-    it('lets the gateway refuse a perPage over 100 (exit 5), as the client checks only positive integers', async () => {
-      const result = await cli(['deposits', 'list', '--per-page', '101'])
-      expect(result.code).toBe(5)
-      expect(result.stderr).toContain('perPage must be from 1 to 100')
+    it('walks --all at 100 deposits a page unless told otherwise, and a single page at 20', async () => {
+      const all = await cli(['deposits', 'list', '--all', '--debug', '--output', 'ndjson'])
+      expect(all.code, all.stderr).toBe(0)
+      expect(all.stderr).toMatch(/perPage=100/)
+      const one = await cli(['deposits', 'list', '--debug', '--output', 'ndjson'])
+      expect(one.stderr).toMatch(/perPage=20/)
     })
   })
 })

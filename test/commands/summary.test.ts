@@ -280,7 +280,7 @@ describe('deposits summary, against the full export', () => {
       [['--min-amount', '10.00'], /--min-amount/],
       [['--status', 'PAYED'], /--status/],
       [['--from', 'yesterday'], /--from/],
-      [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed maxAmount/],
+      [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed --max-amount/],
       [['--output', 'ndjson'], /--output/],
       [['--per-page', '10'], /--per-page/],
     ])('%j', async (args, message) => {

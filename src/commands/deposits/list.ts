@@ -23,7 +23,7 @@ export interface DepositsListOptions {
 
 /** `deposits list`: one page as a table (or a pager), or with --all every page of one snapshot, streamed. */
 export async function depositsList(options: DepositsListOptions, ctx: CommandContext): Promise<DepositPage | undefined> {
-  const {query, table, fromFlags} = buildDepositQuery(options.fields, {now: ctx.now(), zone: ctx.env.TZ})
+  const {query, table, fromFlags} = buildDepositQuery(options.fields, {now: ctx.now(), zone: ctx.env.TZ}, {all: options.all})
   if (options.all && options.fields.page !== undefined) throw new UsageError('--all walks every page: leave out --page')
   const {checkDepositQuery} = await import('../../schemas/deposit.js')
   const checked = checkDepositQuery(query, {side: 'client'})
@@ -43,7 +43,7 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
   if (format !== 'table') {
     const {printList} = await import('../../output/printer.js')
     await printList(ctx, format, page.data, {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV})
-    ctx.note(footer(query, page, ctx))
+    ctx.note(footer(query, page, ctx, options.output))
     return undefined
   }
   const render = async (shown: DepositPage) => {
@@ -64,7 +64,7 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
     return undefined
   }
   ctx.io.stdout.write(terminalText(await render(page), {lines: true}))
-  ctx.note(footer(query, page, ctx))
+  ctx.note(footer(query, page, ctx, options.output))
   return undefined
 }
 
@@ -84,7 +84,7 @@ async function fetchPage(api: GatewayApi, query: DepositListQuery): Promise<Depo
 }
 
 /** The footer on stderr: where this page stands, and the exact command for the next one. */
-function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext): string {
+function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext, output?: string): string {
   if (page.totalPages === 0 || (page.data.length === 0 && page.currentPage === 1)) return 'No deposits match.'
   if (page.currentPage > page.totalPages) {
     return `Page ${page.currentPage} is past the last page, ${page.totalPages}${page.snapshot ? ` · snapshot ${page.snapshot}` : ''}`
@@ -97,6 +97,7 @@ function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext)
       bin: ctx.bin,
       profile: ctx.globals.profile,
       baseUrl: ctx.globals.baseUrl,
+      output,
     })
     text += `\nNext page: ${next}`
   }

@@ -4,13 +4,12 @@ import type {DepositListQuery} from '../../api/gateway.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
-import {depositFilterFields} from '../../input/deposits.js'
+import {depositFilterFields, PER_PAGE_ALL} from '../../input/deposits.js'
 import {buildFromFlags, flagsOf, refuse} from '../../input/fields.js'
 import {outputFormat} from '../../output/printer.js'
 import type {Summary} from '../../summary/aggregate.js'
 
 /** The largest page the gateway gives: the fewest requests for one walk. */
-const PER_PAGE = 100
 /** Width of the chart when stdout has none (a pipe or a file). */
 const CHART_WIDTH = 80
 
@@ -75,7 +74,7 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
   const table = depositFilterFields({now: ctx.now(), zone})
   const {body, fromFlags} = buildFromFlags(table, options.fields)
   const filters = body as SummaryDocument['filters']
-  const query: DepositListQuery = {...filters, page: 1, perPage: PER_PAGE}
+  const query: DepositListQuery = {...filters, page: 1, perPage: PER_PAGE_ALL}
   const {checkDepositQuery} = await import('../../schemas/deposit.js')
   const checked = checkDepositQuery(query, {side: 'client'})
   if (!checked.ok) refuse(table, checked.issues, {fromFlags, fromBody: new Set(), body: query})

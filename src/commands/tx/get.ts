@@ -49,6 +49,9 @@ export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise
  * shows the elapsed time and the current status between them. A passing outage of the gateway does
  * not end the watch: it is told once, and so is its end.
  */
+/** Statuses of a charge not paid yet: its QR code's expiry ends them. */
+const UNPAID = new Set(['PENDING', 'PIX_QRCODE_GENERATED'])
+
 async function watch(api: GatewayApi, id: string, options: TxGetOptions, ctx: CommandContext): Promise<Transaction> {
   const {until, intervalMs} = options
   const limit = options.timeoutMs ?? WATCH_TIMEOUT_MS
@@ -75,6 +78,11 @@ async function watch(api: GatewayApi, id: string, options: TxGetOptions, ctx: Co
           last = record.status
         }
         if (record.status === until) return record
+        // An unpaid charge whose QR code has expired can no longer be paid: waiting on is pointless.
+        const expiry = Date.parse(record.pixResponse?.expirationDate ?? '')
+        if (until === 'PAID' && UNPAID.has(record.status) && expiry <= ctx.now()) {
+          throw new WatchSettledError(`transaction ${id} is ${record.status} and its QR code expired at ${record.pixResponse!.expirationDate}: it can no longer be paid`, {body: record})
+        }
         if (!canReach(record.status, until)) {
           const final = (FINAL_STATUSES as readonly string[]).includes(record.status)
           throw new WatchSettledError(
@@ -125,7 +133,15 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
     json: jsonFlag('the transaction exactly as the gateway returned it'),
     watch: Flags.boolean({description: 'Poll until the record reaches --until.'}),
     interval: durationFlag({description: 'Time between polls with --watch.', default: 2000, defaultHelp: async () => '2s'}),
-    until: Flags.string({description: 'Status to wait for with --watch.', options: [...TRANSACTION_STATUSES], default: 'PAID'}),
+    until: Flags.string({
+      description: `Status to wait for with --watch, any case: ${TRANSACTION_STATUSES.join(', ')}.`,
+      default: 'PAID',
+      async parse(input) {
+        const status = input.trim().toUpperCase()
+        if (!(TRANSACTION_STATUSES as readonly string[]).includes(status)) throw new Error(`must be one of ${TRANSACTION_STATUSES.join(', ')}, got "${input}"`)
+        return status
+      },
+    }),
     output: Flags.string({description: 'Format: table (the human view, default), json, ndjson (one line) or csv (the deposit export\'s columns).', options: ['table', 'json', 'ndjson', 'csv']}),
     timeout: durationFlag({description: 'How long to wait: for the answer (default 30s), or with --watch for the status (default 10m).', helpGroup: 'GLOBAL'}),
   }
