@@ -29,8 +29,13 @@ export async function page<P extends PagerPage>(ctx: CommandContext, first: P, o
     const help = ctx.paint('dim', '[n] next  [p] previous  [q] quit')
     ctx.io.stdout.write(`${CLEAR}${terminalText(`${body}${options.status(current)}  ${help}${notice ? `  ${notice}` : ''}`, {lines: true})}\n`)
   }
-  await draw()
-  for await (const key of ctx.io.keys()) {
+  // The first page is drawn once the terminal is in raw mode: a key pressed as soon as it shows
+  // (Ctrl-C included) is then read as a key, never left to the terminal's own signals.
+  let shown: Promise<void> = Promise.resolve()
+  for await (const key of ctx.io.keys(() => {
+    shown = draw()
+  })) {
+    await shown
     // Ctrl-C ends as the signal would have: 130, as the exit-code table says.
     if (key === '\u0003') throw new InterruptedError()
     if (key === 'q' || key === '\u001B') break
@@ -45,4 +50,5 @@ export async function page<P extends PagerPage>(ctx: CommandContext, first: P, o
     current = await options.fetch(target)
     await draw()
   }
+  await shown
 }
