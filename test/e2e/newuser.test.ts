@@ -38,3 +38,46 @@ describe('a new user, in a real process', () => {
     expect(shown.output.match(/is not a gateway command/g)).toHaveLength(1)
   })
 })
+
+describe('an export cut short by a signal', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({seedDeposits: 3000, latencyMs: 40})
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    expect((await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})).code).toBe(0)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+  })
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s during deposits list --all: exit %i, and stderr says what was written and that it is partial', async (signal, code) => {
+    const {spawn} = await import('node:child_process')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const child = spawn(process.execPath, [BIN, 'deposits', 'list', '--all', '--per-page', '20', '--concurrency', '1', '--output', 'csv'], {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const started = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk
+        if (stdout.split('\n').length > 30) resolve()
+      }),
+    )
+    await started
+    child.kill(signal)
+    const exit = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(exit).toBe(code)
+    const written = Number(/with (\d+) deposits written/.exec(stderr)?.[1])
+    expect(stderr).toMatch(new RegExp(`^Interrupted \\(${signal}\\): the export stopped after page \\d+ of 150, with \\d+ deposits written\\. The output is incomplete: run the export again\\.$`, 'm'))
+    // What it says was written is what stdout holds: the header and one line per deposit.
+    expect(stdout.trimEnd().split('\n')).toHaveLength(written + 1)
+  })
+})

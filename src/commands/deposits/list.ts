@@ -6,7 +6,7 @@ import type {DepositPage} from '../../api/types.js'
 import {terminalText} from '../../cli/terminal.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
-import {UsageError} from '../../cli/errors.js'
+import {InterruptedError, UsageError} from '../../cli/errors.js'
 import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
 import {flagsOf, refuse} from '../../input/fields.js'
 import {OUTPUT_FORMATS, outputFormat, type OutputFormat} from '../../output/printer.js'
@@ -112,13 +112,30 @@ async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclu
   const writer = new RecordWriter(ctx.io.stdout, format, DEPOSIT_CSV)
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
+  // A signal stops the export between pages, and the log says what was written: a cron job's
+  // output is then known to be partial, and how far it got.
+  let signal: NodeJS.Signals | undefined
+  void ctx.interrupted().then((name) => {
+    signal = name
+  })
+  let pages = 0
+  let total = 0
   for await (const page of walkDeposits(api, query, {concurrency})) {
     if (page.currentPage === 1) ctx.streaming = true
     await writer.records(page.data)
+    pages = page.currentPage
+    total = page.totalPages
     if (progress) ctx.io.stderr.write(`\r\u001B[2KExported page ${page.currentPage} of ${page.totalPages} (${writer.written} deposits)`)
+    if (signal) break
+  }
+  if (progress) ctx.io.stderr.write('\n')
+  if (signal) {
+    ctx.note(
+      `Interrupted (${signal}): the export stopped after page ${pages} of ${total}, with ${writer.written} deposits written. The output is incomplete${format === 'json' ? ' (and not a whole JSON array)' : ''}: run the export again.`,
+    )
+    throw new InterruptedError(signal)
   }
   await writer.end()
-  if (progress) ctx.io.stderr.write('\n')
 }
 
 /** The query for the other pages of a page's snapshot: the same filters and perPage, with its snapshot. */
