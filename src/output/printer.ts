@@ -1,6 +1,6 @@
 import type {CommandContext} from '../cli/context.js'
 import type {CsvColumn} from './csv.js'
-import {renderTable, type Column} from './table.js'
+import {fitNote, renderTable, type Column} from './table.js'
 
 /** How a command prints what it found: a table (or lines) for people, or data for programs. */
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv'
@@ -31,7 +31,8 @@ export async function printList<T>(ctx: CommandContext, format: OutputFormat, ro
     }
     const table = await renderTable([...rows], spec.columns, ctx.io)
     ctx.out(table.text)
-    if (table.dropped.length > 0) ctx.note(`Left out to fit ${ctx.io.columns} columns: ${table.dropped.join(', ')} (widen the terminal, or use --output csv or --json).`)
+    const note = fitNote(table, ctx.io.columns)
+    if (note) ctx.note(note)
     return
   }
   const {RecordWriter} = await import('./stream.js')

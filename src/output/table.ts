@@ -11,14 +11,27 @@ export interface Column<T> {
   priority?: number
   /** Longest this column may grow before its cells are cut with an ellipsis. */
   maxWidth?: number
-  /** Never cut (an id the operator copies): other columns shrink or go first. */
+  /** Never cut (an id the operator copies, an amount, a day): other columns shrink or go first. */
   whole?: boolean
+  /** A shorter value, never cut, for a terminal too narrow for the full one (a time shown as its date alone). */
+  compact?: (row: T) => string
 }
 
 export interface RenderedTable {
   text: string
   /** Headers of the columns left out to fit the width. */
   dropped: string[]
+  /** Headers of the columns shown in their compact form (a time as its date alone). */
+  compacted: string[]
+}
+
+/** What a table did to fit, in one line (or undefined when it left everything as it was). */
+export function fitNote(rendered: RenderedTable, columns: number): string | undefined {
+  const parts: string[] = []
+  if (rendered.dropped.length > 0) parts.push(`left out ${rendered.dropped.join(', ')}`)
+  if (rendered.compacted.length > 0) parts.push(`${rendered.compacted.join(', ')} ${rendered.compacted.length === 1 ? 'shows' : 'show'} the date alone`)
+  if (parts.length === 0) return undefined
+  return `To fit ${columns} columns: ${parts.join('; ')} (widen the terminal, or use --output csv or --json).`
 }
 
 function cut(text: string, width: number): string {
@@ -34,25 +47,41 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick
   const {default: Table} = await import('cli-table3')
   // Outside text is shown, never obeyed; escaped before it is measured, so the columns line up.
   const cells = rows.map((row) => columns.map((column) => terminalText(column.value(row))))
-  const natural = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => row[index].length)))
+  const naturalOf = (index: number) => Math.max(columns[index].header.length, ...cells.map((row) => row[index].length))
+  const natural = columns.map((_, index) => naturalOf(index))
   const widths = natural.map((width, index) => (columns[index].whole ? width : Math.min(columns[index].maxWidth ?? Infinity, width)))
   const keep = columns.map(() => true)
+  const compacted = columns.map(() => false)
   const total = () => widths.reduce((sum, width, index) => sum + (keep[index] ? width + 3 : 0), 1)
   const byPriority = columns
     .map((column, index) => ({index, priority: column.priority ?? 0}))
     .sort((a, b) => b.priority - a.priority || b.index - a.index)
+  // 1. Leave out the columns that may go, lowest priority first.
   for (const {index} of byPriority) {
     if (total() <= term.columns || keep.filter(Boolean).length <= 2) break
     if ((columns[index].priority ?? 0) > 0) keep[index] = false
   }
-  // Still too wide: narrow the widest remaining column that may be cut, a character at a time, down to 6.
+  // 2. Still too wide: the compact form of the columns that have one (a time as its date alone).
+  for (const [index, column] of columns.entries()) {
+    if (total() <= term.columns) break
+    if (!keep[index] || !column.compact) continue
+    compacted[index] = true
+    for (const [row, value] of rows.entries()) cells[row][index] = terminalText(column.compact(value))
+    widths[index] = naturalOf(index)
+  }
+  // 3. Narrow the widest column that may be cut (never a whole or compacted one), a character at a time, down to 6.
+  const cuttable = (index: number) => keep[index] && !columns[index].whole && !compacted[index]
   while (total() > term.columns) {
     let widest = -1
     for (const [index, width] of widths.entries()) {
-      if (keep[index] && !columns[index].whole && width > 6 && (widest === -1 || width > widths[widest])) widest = index
+      if (cuttable(index) && width > 6 && (widest === -1 || width > widths[widest])) widest = index
     }
     if (widest === -1) break
     widths[widest] -= 1
+  }
+  // 4. No row wider than the terminal: the columns that may be cut go, last first, before any whole one.
+  for (let index = columns.length - 1; index >= 0 && total() > term.columns; index -= 1) {
+    if (cuttable(index) && keep.filter(Boolean).length > 1) keep[index] = false
   }
   const indexes = columns.map((_, index) => index).filter((index) => keep[index])
   const table = new Table({
@@ -63,5 +92,9 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick
     wordWrap: false,
   })
   for (const row of cells) table.push(indexes.map((index) => cut(row[index], widths[index])))
-  return {text: table.toString(), dropped: columns.filter((_, index) => !keep[index]).map((column) => column.header)}
+  return {
+    text: table.toString(),
+    dropped: columns.filter((_, index) => !keep[index]).map((column) => column.header),
+    compacted: columns.filter((_, index) => keep[index] && compacted[index]).map((column) => column.header),
+  }
 }

@@ -4,15 +4,22 @@ import type {Column} from '../output/table.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'
 
-/** The page table: every column on a wide terminal; the lower ones go first on a narrow one. The id is never cut. */
+/**
+ * The page table: every column on a wide terminal; the lower ones go first on a narrow one. The
+ * id, the amounts and the day are never cut: the creation time shrinks to its date alone first.
+ */
 export function depositColumns(zone?: string): Column<Deposit>[] {
   return [
     {header: 'ID', value: (row) => row.id, whole: true},
-    {header: 'Created', value: (row) => localTime(row.createdAt, zone, {seconds: false})},
+    {
+      header: 'Created',
+      value: (row) => localTime(row.createdAt, zone, {seconds: false}),
+      compact: (row) => localTime(row.createdAt, zone, {seconds: false}).split(' ')[0],
+    },
     {header: 'Status', value: (row) => row.status},
     {header: 'Origin', value: (row) => row.depositOrigin ?? '', priority: 3},
-    {header: 'Amount', value: (row) => brl(row.amount), align: 'right'},
-    {header: 'Paid', value: (row) => (row.amountPaid === undefined ? '' : brl(row.amountPaid)), align: 'right', priority: 2},
+    {header: 'Amount', value: (row) => brl(row.amount), align: 'right', whole: true},
+    {header: 'Paid', value: (row) => (row.amountPaid === undefined ? '' : brl(row.amountPaid)), align: 'right', priority: 2, whole: true},
     {header: 'Payer', value: (row) => row.payer?.name ?? '', priority: 4, maxWidth: 24},
     {header: 'End-to-end', value: (row) => row.endToEnd ?? '', priority: 5},
   ]

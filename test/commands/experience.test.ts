@@ -114,7 +114,7 @@ describe('what a new operator meets', () => {
         expect(row).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/)
         expect(row.length).toBeLessThanOrEqual(80)
       }
-      expect(result.stdout).toMatch(/left out to fit: .*End-to-end/)
+      expect(result.stdout).toMatch(/To fit 80 columns: left out .*End-to-end/)
     })
 
     it('shows times in the operator\'s time zone, with the zone, and keeps ISO in JSON', async () => {

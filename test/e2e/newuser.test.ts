@@ -27,6 +27,28 @@ describe('a new user, in a real process', () => {
     expect(quit.code).toBe(0)
   })
 
+  it.each([
+    [80, ['deposits', 'list', '--no-interactive']],
+    [80, ['deposits', 'summary', '--chart', 'none']],
+    [60, ['deposits', 'summary', '--chart', 'none']],
+  ])('at %i columns no row of %j is wider than the terminal, and no amount or day is cut', async (cols, command) => {
+    for (const args of [command]) {
+      const result = await runInTerminal(args, {env, cols})
+      expect(result.code).toBe(0)
+      const lines = result.output.replace(/\u001B\[[0-9;]*[A-Za-z]/g, '').split(/\r?\n/)
+      const rows = lines.filter((line) => line.startsWith('│'))
+      expect(rows.length).toBeGreaterThan(2)
+      for (const line of lines.filter((text) => /^[┌│├└]/.test(text))) expect(line.length, line).toBeLessThanOrEqual(cols)
+      // Money whole, with its cents; days whole; nothing of them cut with an ellipsis.
+      for (const row of rows.slice(1)) {
+        expect(row).toMatch(/R\$ [\d.]+,\d{2}/)
+        expect(row).toMatch(/\b\d{4}-\d{2}-\d{2}\b|│ Total /)
+        expect(row).not.toMatch(/R\$ [\d.,]*…|\d{4}-\d{2}-\d?…/)
+      }
+      expect(result.output).toMatch(/To fit \d+ columns: /)
+    }
+  })
+
   it('a mistyped command is one line in one style, exit 2, in a pipe and in a terminal', async () => {
     const piped = await runCli(['tx', 'creat', '--amount', '1000'], {env})
     expect(piped.code).toBe(2)

@@ -48,10 +48,10 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
   }
   const render = async (shown: DepositPage) => {
     if (shown.data.length === 0) return ''
-    const {renderTable} = await import('../../output/table.js')
+    const {fitNote, renderTable} = await import('../../output/table.js')
     const rendered = await renderTable(shown.data, depositColumns(ctx.env.TZ), ctx.io)
-    const dropped = rendered.dropped.length > 0 ? `(left out to fit: ${rendered.dropped.join(', ')})\n` : ''
-    return `${rendered.text}\n${dropped}`
+    const note = fitNote(rendered, ctx.io.columns)
+    return `${rendered.text}\n${note ? `${note}\n` : ''}`
   }
   if (options.interactive && ctx.io.prompt && page.totalPages > 1 && page.data.length > 0) {
     const pinned = onSnapshotOf(query, page)

@@ -131,12 +131,13 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
 
 /** The table, then the chart of the daily paid amount, fitted to the terminal (80 columns without one). */
 async function printHuman(summary: Summary, chart: ChartChoice, ctx: CommandContext): Promise<void> {
-  const {renderTable} = await import('../../output/table.js')
+  const {fitNote, renderTable} = await import('../../output/table.js')
   const {summaryColumns, tableLines} = await import('../../render/summary.js')
   const {summaryLines} = await import('../../summary/aggregate.js')
   const rendered = await renderTable(tableLines(summaryLines(summary)), summaryColumns(), ctx.io)
   ctx.out(rendered.text)
-  if (rendered.dropped.length > 0) ctx.note(`Left out to fit ${ctx.io.columns} columns: ${rendered.dropped.join(', ')} (widen the terminal, or use --output csv or --json).`)
+  const note = fitNote(rendered, ctx.io.columns)
+  if (note) ctx.note(note)
   if (!chart.terminal) return
   const {terminalBarChart} = await import('../../summary/chart.js')
   const width = Number.isFinite(ctx.io.columns) ? ctx.io.columns : CHART_WIDTH
