@@ -2,10 +2,10 @@
 // Starts the CLI from its bundle, dist/bundle/gateway.cjs (see scripts/build.mjs), compiled with the
 // V8 code cache the build made for it: most of the compiling, and the garbage it leaves, is then
 // skipped on every run. V8 refuses a cache made by another Node or under other flags, and one
-// older than the bundle is not offered: the bundle is then compiled as usual.
+// made for another bundle is not offered: the bundle is then compiled as usual.
 // CommonJS (bin/package.json), so that Node need not start its ES module loader.
 'use strict'
-const {readFileSync, statSync, writeFileSync} = require('node:fs')
+const {readFileSync, writeFileSync} = require('node:fs')
 const {createRequire, Module} = require('node:module')
 const {dirname, join} = require('node:path')
 const {pathToFileURL} = require('node:url')
@@ -21,14 +21,21 @@ setFlagsFromString('--wasm-tiering-budget=50000000')
 const root = join(__dirname, '..')
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
 const cacheFile = `${bundle}.cache`
+// The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
+const source = readFileSync(bundle, 'latin1')
+// The cache is offered only when it was made for this bundle's content: its first line is the
+// bundle's key, which the build wrote at the bundle's end. File times say nothing once npm copied them.
+const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
 let cachedData
 try {
-  if (statSync(cacheFile).mtimeMs >= statSync(bundle).mtimeMs) cachedData = readFileSync(cacheFile)
+  const cache = key && readFileSync(cacheFile)
+  if (cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n`) cachedData = cache.subarray(key.length + 1)
 } catch {
   // No cache: compile.
 }
-// The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
-const script = new Script(Module.wrap(readFileSync(bundle, 'latin1')), {filename: bundle, cachedData})
+const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+// For the tests and the bench: whether V8 took the cache.
+if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
 // The bundle as a CommonJS module of its own path, so that oclif, loading its commands and hooks
 // from it, finds this one instance.
 const bundleRequire = createRequire(bundle)
@@ -38,7 +45,7 @@ script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, dirname(bundl
 cli.loaded = true
 bundleRequire.cache[bundle] = cli
 // The build runs the hot paths with this set, each run adding what it compiled to the cache.
-if (process.env.GATEWAY_CODE_CACHE_WRITE) process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()))
+if (process.env.GATEWAY_CODE_CACHE_WRITE && key) process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), script.createCachedData()])))
 
 const {commandNotFound, flush, handle, run} = cli.exports
 const argv = process.argv.slice(2)

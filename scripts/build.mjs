@@ -15,6 +15,7 @@
 // Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
 // (FILE: esbuild's account of what went into the bundle, for size studies)
 import {execFileSync, spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
@@ -316,7 +317,26 @@ for (const [raw] of code.matchAll(/String\.raw`[^`]*`/g)) {
   if (/[^\0-\x7f]/.test(raw)) throw new Error(`the bundle has a String.raw template with characters outside ASCII: ${raw.slice(0, 80)}`)
 }
 const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
-writeFileSync(bundle, code.replace(/[^\0-\x7f]/g, (char) => escape(char)), 'ascii')
+const ascii = code.replace(/[^\0-\x7f]/g, (char) => escape(char))
+// The bundle's own key, of its content: bin/run.js offers V8 only a code cache made for this very
+// bundle (file times say nothing once npm has copied the files).
+writeFileSync(bundle, `${ascii}\n//# gateway-bundle ${createHash('sha256').update(ascii).digest('hex').slice(0, 32)}\n`, 'ascii')
+
+/**
+ * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one
+ * ES module, so that the published package needs no dependencies installed beside it.
+ */
+await build({
+  entryPoints: [join(root, 'src', 'api', 'index.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outfile: join(root, 'dist', 'library', 'index.js'),
+  // A bundled CommonJS module's require of a Node built-in, in an ES module.
+  banner: {js: "import {createRequire as gatewayCreateRequire} from 'node:module'; const require = gatewayCreateRequire(import.meta.url);"},
+  logLevel: 'warning',
+})
 
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
