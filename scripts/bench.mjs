@@ -17,8 +17,8 @@
 //
 // Rows that need a flag the CLI does not have yet (see its --help) say so instead of failing.
 // Usage: npm run bench [-- --runs 21] [--sizes 10000,100000] [--export-runs 3] [--latency 50] [--cron 100] [--duration 5]
-import {spawn, spawnSync} from 'node:child_process'
-import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {open} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -40,6 +40,7 @@ const EXPORT_RUNS = Number(option('export-runs', 3))
 const PER_PAGE = 100
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const root = fileURLToPath(new URL('..', import.meta.url))
 const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
@@ -172,12 +173,15 @@ async function startup() {
     const env = {...baseEnv, GATEWAY_CONFIG_DIR: join(work, 'startup'), GATEWAY_BASE_URL: sandbox.baseUrl}
     gateway(['login', '--client-id', 'sandbox'], {...env, GATEWAY_CLIENT_SECRET: CLIENT.GATEWAY_CLIENT_SECRET})
     const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json'], env))
+    // The package as npm installs it (npm pack, then a global install into a folder of its own).
+    const installed = installPackage()
     const commands = [
       {label: '`node -e 0`', argv: [process.execPath, '-e', '0']},
       {label: '`gateway --version`', argv: [process.execPath, bin, '--version'], target: 2},
       {label: '`gateway tx get ID --json` (cached token)', argv: [process.execPath, bin, 'tx', 'get', id, '--json'], target: 2},
       {label: '`gateway tx create --amount 10.00` (bad flag, refused)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '10.00'], exitCode: 2, target: 1.5},
       {label: '`gateway tx create --amount 0` (refused by the rules)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '0'], exitCode: 2},
+      {label: '`gateway --version`, the package as npm installs it', argv: [join(installed, 'bin', 'gateway'), '--version'], target: 2},
     ]
     for (const command of commands) command.times = []
     for (let run = 0; run < RUNS; run += 1) {
@@ -192,6 +196,15 @@ async function startup() {
   } finally {
     await sandbox.close()
   }
+}
+
+/** Packs the built checkout and installs it globally into a folder of the bench's own; answers that prefix. */
+function installPackage() {
+  const folder = join(work, 'installed')
+  mkdirSync(folder, {recursive: true})
+  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', folder, root], {encoding: 'utf8'}).trim().split('\n').at(-1)
+  execFileSync('npm', ['install', '--global', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', folder, join(folder, tarball)], {stdio: 'ignore'})
+  return folder
 }
 
 // ---------------------------------------------------------------------------------------------
