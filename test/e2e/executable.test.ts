@@ -1,0 +1,128 @@
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+/**
+ * The single executable (`npm run package` makes it; `npm test` does before the tests) and the
+ * Debian package, run as an operator would: PATH holding no `node`, HOME a fresh folder. A
+ * representative set of what bin/run.js does: every command family, the sandbox it embeds,
+ * `webhooks listen`, a real terminal, exit codes.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const PACKAGE = join(ROOT, 'dist', 'package')
+const EXECUTABLE = join(PACKAGE, 'gateway')
+
+describe('the single executable and the .deb', () => {
+  let home: string
+  let env: Record<string, string>
+  let sandbox: ReturnType<typeof spawn>
+  let baseUrl: string
+
+  const gateway = (args: string[], extra: Record<string, string> = {}, input?: string) => {
+    const run = spawnSync(EXECUTABLE, args, {env: {...env, ...extra}, encoding: 'utf8', input, timeout: 30_000})
+    return {code: run.status, stdout: run.stdout, stderr: run.stderr}
+  }
+
+  beforeAll(async () => {
+    // Built by `npm test` before the suite runs: its absence is a failure, never a skip.
+    expect(existsSync(EXECUTABLE), `${EXECUTABLE} is missing: run npm run package`).toBe(true)
+    home = mkdtempSync(join(tmpdir(), 'gateway-exe-'))
+    env = {HOME: home, PATH: '/usr/sbin:/sbin', LANG: 'C.UTF-8', GATEWAY_CONFIG_DIR: join(home, 'config')}
+    expect(spawnSync('sh', ['-c', 'command -v node'], {env}).status).not.toBe(0)
+    sandbox = spawn(EXECUTABLE, ['sandbox', 'start', '--port', '0', '--json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+    baseUrl = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      sandbox.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk
+        if (text.includes('\n')) resolve((JSON.parse(text.split('\n')[0]) as {baseUrl: string}).baseUrl)
+      })
+      sandbox.on('close', (code) => reject(new Error(`the sandbox exited ${code}`)))
+    })
+    env.GATEWAY_BASE_URL = baseUrl
+  }, 60_000)
+  afterAll(() => {
+    sandbox?.kill('SIGTERM')
+    rmSync(home, {recursive: true, force: true})
+  })
+
+  it('starts with no node on PATH: --version, and the code cache bin/run.js uses', () => {
+    const run = gateway(['--version'], {GATEWAY_CODE_CACHE_REPORT: '1'})
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^gateway-cli\/\d+\.\d+\.\d+ /)
+    expect(run.stderr).toBe('code cache: used\n')
+  })
+
+  it('logs in, creates, looks up, pays, lists and exports against the sandbox it embeds', () => {
+    expect(gateway(['login', '--client-id', 'sandbox', '--client-secret-stdin'], {}, 'sandbox-secret').code).toBe(0)
+    const created = gateway(['tx', 'create', '--amount', '1000', '--external-code', 'exe-order-0001', '--json'])
+    expect(created.code, created.stderr).toBe(0)
+    const {id} = JSON.parse(created.stdout) as {id: string}
+    expect(gateway(['sandbox', 'pay', id]).code).toBe(0)
+    expect(JSON.parse(gateway(['tx', 'get', id, '--json']).stdout)).toMatchObject({status: 'PAID'})
+    const exported = gateway(['deposits', 'list', '--all', '--output', 'csv'])
+    expect(exported.code).toBe(0)
+    expect(exported.stdout).toContain(id)
+    expect(gateway(['deposits', 'summary', '--chart', 'none', '--json']).code).toBe(0)
+    // The repeat guard and the journal, as from bin/run.js.
+    expect(gateway(['tx', 'create', '--amount', '1000', '--external-code', 'exe-order-0001']).code).toBe(2)
+    expect(gateway(['journal', 'list', '--json']).code).toBe(0)
+  })
+
+  it('refuses bad input with exit 2, one line, nothing sent; a mistyped command likewise', () => {
+    const refused = gateway(['tx', 'create', '--amount', '10.00'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
+    expect(gateway(['withdraw', '--amount', '100', '--pix-key', 'maria@example.com']).code).toBe(2)
+    expect(gateway(['tx', 'creat']).stderr).toMatch(/^Error: tx creat is not a gateway command; did you mean gateway tx create\?/)
+  })
+
+  it('decodes a PIX code offline, and receives a notification with webhooks listen until SIGINT', async () => {
+    const decoded = gateway(['pix', 'decode', '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D', '--json'])
+    expect(JSON.parse(decoded.stdout)).toMatchObject({kind: 'static', merchantName: 'Fulano de Tal'})
+    const listener = spawn(EXECUTABLE, ['webhooks', 'listen', '--port', '0', '--output', 'ndjson'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    listener.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    const url = await new Promise<string>((resolve) => {
+      let text = ''
+      listener.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk
+        const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(text)
+        if (match) resolve(match[1])
+      })
+    })
+    const answer = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({id: 'exe-1', status: 'SENT'})})
+    expect(answer.status).toBe(200)
+    listener.kill('SIGINT')
+    expect(await new Promise((resolve) => listener.on('close', resolve))).toBe(0)
+    expect(stdout).toContain('"type":"received"')
+  })
+
+  it('draws the pager in a real terminal, and quits with q', () => {
+    for (const amount of ['2000', '3000']) expect(gateway(['tx', 'create', '--amount', amount]).code).toBe(0)
+    const spec = {argv: [EXECUTABLE, 'deposits', 'list', '--per-page', '1'], env: {...env, TERM: 'xterm-256color'}, steps: [{expect: 'Page 1 of', send: 'q'}], cols: 120, rows: 40, timeout: 20}
+    const run = spawnSync('python3', [join(ROOT, 'test', 'helpers', 'pty_run.py')], {input: JSON.stringify(spec), encoding: 'utf8'})
+    const result = JSON.parse(run.stdout) as {output: string; code: number}
+    expect(result.code).toBe(0)
+    expect(result.output).toContain('[q] quit')
+  })
+
+  it('the .deb holds the binary, the man page, the completions and a copyright file, and its binary runs', () => {
+    const deb = readdirSync(PACKAGE).find((name) => /^gateway_\d+\.\d+\.\d+_[a-z0-9]+\.deb$/.test(name))
+    expect(deb).toBeDefined()
+    const listing = spawnSync('dpkg-deb', ['-c', join(PACKAGE, deb!)], {encoding: 'utf8'}).stdout
+    for (const path of ['./usr/bin/gateway', './usr/share/man/man1/gateway.1.gz', './usr/share/bash-completion/completions/gateway', './usr/share/zsh/vendor-completions/_gateway', './usr/share/doc/gateway/copyright']) {
+      expect(listing).toContain(path)
+    }
+    const unpacked = join(home, 'deb')
+    expect(spawnSync('dpkg-deb', ['-x', join(PACKAGE, deb!), unpacked]).status).toBe(0)
+    const run = spawnSync(join(unpacked, 'usr', 'bin', 'gateway'), ['--version'], {env, encoding: 'utf8'})
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(/^gateway-cli\//)
+    const control = spawnSync('dpkg-deb', ['-f', join(PACKAGE, deb!), 'Package', 'Version'], {encoding: 'utf8'}).stdout
+    expect(control).toMatch(/^Package: gateway\nVersion: \d+\.\d+\.\d+\n$/)
+  })
+})
