@@ -41,6 +41,7 @@ const PER_PAGE = 100
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const root = fileURLToPath(new URL('..', import.meta.url))
+const executable = join(root, 'dist', 'package', 'gateway')
 const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
@@ -182,6 +183,14 @@ async function startup() {
       {label: '`gateway tx create --amount 10.00` (bad flag, refused)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '10.00'], exitCode: 2, target: 1.5},
       {label: '`gateway tx create --amount 0` (refused by the rules)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '0'], exitCode: 2},
       {label: '`gateway --version`, the package as npm installs it', argv: [join(installed, 'bin', 'gateway'), '--version'], target: 2},
+      // The single executable (npm run package), if it was built.
+      ...(existsSync(executable)
+        ? [
+            {label: 'executable `gateway --version`', argv: [executable, '--version'], target: 1.3},
+            {label: 'executable `gateway tx create --amount 10.5` (refused)', argv: [executable, 'tx', 'create', '--amount', '10.5'], exitCode: 2, target: 1.4},
+            {label: 'executable `gateway tx get ID --json` (cached token)', argv: [executable, 'tx', 'get', id, '--json'], target: 1.6},
+          ]
+        : []),
     ]
     for (const command of commands) command.times = []
     for (let run = 0; run < RUNS; run += 1) {
