@@ -1,27 +1,13 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {tempConfigDir} from '../helpers/cli.js'
-import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
-import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {refusedBeforeSending, runCommand} from '../helpers/context.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 /** What a new user still tripped over, in-process through the command context. */
 describe('what a new user trips over', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-  const cli = (args: string[], extra: Record<string, string> = {}) => runCommand(args, {env: {...env, ...extra}, sleep: async () => {}})
-  const refused = (args: string[], message: RegExp, extra: Record<string, string> = {}) => refusedBeforeSending(sandbox.baseUrl, () => cli(args, extra), message)
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({seedDeposits: 50})
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    await logIn(sandbox.baseUrl, env)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox({seedDeposits: 50})
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCommand(args, {env: {...world.env, ...extra}, sleep: async () => {}})
+  const refused = (args: string[], message: RegExp, extra: Record<string, string> = {}) => refusedBeforeSending(world.sandbox.baseUrl, () => cli(args, extra), message)
 
   it('--until takes a status in any case', async () => {
     const created = JSON.parse((await cli(['tx', 'create', '--amount', '1000', '--json'])).stdout) as {id: string}
@@ -63,13 +49,13 @@ describe('what a new user trips over', () => {
     expect(result.code).toBe(3)
     expect(result.stderr).toMatch(/^Error: not logged in: no client credentials are stored for profile "nosuch"$/m)
     const {writeFileSync} = await import('node:fs')
-    const body = `${config.dir}/../typo.json`
+    const body = `${world.config.dir}/../typo.json`
     writeFileSync(body, JSON.stringify({amount: 1000, extrnalCode: 'order-12345'}))
     await refused(['tx', 'create', '--body', body], /^Error: --body unknown field extrnalCode; did you mean externalCode\?$/m)
   })
 
   it('says a plain-http server reached over https does not speak TLS, in one line', async () => {
-    const result = await cli(['login', '--base-url', sandbox.baseUrl.replace('http:', 'https:'), '--client-id', 'sandbox', '--retries', '0'], {GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
+    const result = await cli(['login', '--base-url', world.sandbox.baseUrl.replace('http:', 'https:'), '--client-id', 'sandbox', '--retries', '0'], {GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
     expect(result.code).toBe(7)
     expect(result.stderr).toMatch(/this server does not speak TLS/)
     expect(result.stderr).not.toMatch(/SSL routines|\\n/)
@@ -79,7 +65,7 @@ describe('what a new user trips over', () => {
     let clock = Date.now()
     const created = JSON.parse((await cli(['tx', 'create', '--amount', '1000', '--expiration-seconds', '60', '--json'])).stdout) as {id: string}
     clock += 120_000
-    const result = await runCommand(['tx', 'get', created.id, '--watch', '--timeout', '10m', '--json'], {env, now: () => clock, sleep: async () => {}})
+    const result = await runCommand(['tx', 'get', created.id, '--watch', '--timeout', '10m', '--json'], {env: world.env, now: () => clock, sleep: async () => {}})
     expect(result.code).toBe(9)
     expect(JSON.parse(result.stdout).error.message).toMatch(/its QR code expired at .*: it can no longer be paid/)
   })

@@ -1,9 +1,8 @@
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {crc16, decodePix, PixDecodeError} from '../../src/pix/decode.js'
-import {tempConfigDir} from '../helpers/cli.js'
-import {logIn, runCommand} from '../helpers/context.js'
-import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {runCommand} from '../helpers/context.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 /** One field, its length in code points as the BR Code manual counts it. */
 const field = (id: string, value: string) => `${id}${String(Array.from(value).length).padStart(2, '0')}${value}`
@@ -54,32 +53,20 @@ describe('pix decode by the BR Code manual', () => {
 })
 
 describe('record ids in any case', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-  beforeAll(async () => {
-    sandbox = await startTestSandbox()
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    await logIn(sandbox.baseUrl, env)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox()
 
   it('tx get and the sandbox controls find an existing id typed in upper case; the CLI sends it lower case', async () => {
-    const created = await runCommand(['tx', 'create', '--amount', '1000', '--json'], {env})
+    const created = await runCommand(['tx', 'create', '--amount', '1000', '--json'], {env: world.env})
     const {id} = JSON.parse(created.stdout) as {id: string}
     const upper = id.toUpperCase()
-    const got = await runCommand(['tx', 'get', upper, '--json', '--debug'], {env})
+    const got = await runCommand(['tx', 'get', upper, '--json', '--debug'], {env: world.env})
     expect(got.code, got.stderr).toBe(0)
     expect(JSON.parse(got.stdout).id).toBe(id)
     expect(got.stderr).toContain(`/core/transaction/${id}`)
-    expect((await runCommand(['sandbox', 'pay', upper], {env})).code).toBe(0)
+    expect((await runCommand(['sandbox', 'pay', upper], {env: world.env})).code).toBe(0)
     // The sandbox itself finds either case.
-    const token = (await (await fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'grant_type=client_credentials&client_id=sandbox&client_secret=sandbox-secret'})).json()) as {access_token: string}
-    const direct = await fetch(`${sandbox.baseUrl}/core/transaction/${upper}`, {headers: {authorization: `Bearer ${token.access_token}`}})
+    const token = (await (await fetch(`${world.sandbox.baseUrl}/auth/token`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'grant_type=client_credentials&client_id=sandbox&client_secret=sandbox-secret'})).json()) as {access_token: string}
+    const direct = await fetch(`${world.sandbox.baseUrl}/core/transaction/${upper}`, {headers: {authorization: `Bearer ${token.access_token}`}})
     expect(direct.status).toBe(200)
     expect(((await direct.json()) as {status: string}).status).toBe('PAID')
   })

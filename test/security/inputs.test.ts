@@ -1,30 +1,16 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {tempConfigDir} from '../helpers/cli.js'
-import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
-import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {refusedBeforeSending, runCommand} from '../helpers/context.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 /** What the operator types, or a file holds, is checked for what could hurt: names, keys, depths, bounds. */
 describe('hostile or careless input, on the CLI', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-  const cli = (args: string[], extra: Record<string, string> = {}) => runCommand(args, {env: {...env, ...extra}})
-  const refused = (args: string[], message: RegExp, extra: Record<string, string> = {}) => refusedBeforeSending(sandbox.baseUrl, () => cli(args, extra), message)
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox()
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    await logIn(sandbox.baseUrl, env)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox()
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCommand(args, {env: {...world.env, ...extra}})
+  const refused = (args: string[], message: RegExp, extra: Record<string, string> = {}) => refusedBeforeSending(world.sandbox.baseUrl, () => cli(args, extra), message)
 
   it.each(['__proto__', 'constructor', 'prototype', '', 'a'.repeat(65), 'name\u001b[2J', 'two words', '../etc'])('refuses the profile name %j (exit 2, one line), from the flag or GATEWAY_PROFILE', async (name) => {
     const flag = await refused(['tx', 'create', '--amount', '100', '--profile', name], /^Error: --profile must be 1 to 64 letters, digits, - or _, and not __proto__, constructor or prototype; got "/m)
@@ -33,7 +19,7 @@ describe('hostile or careless input, on the CLI', () => {
   })
 
   it('login to a profile named __proto__ stores nothing and is refused', async () => {
-    const result = await cli(['login', '--profile', '__proto__', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
+    const result = await cli(['login', '--profile', '__proto__', '--base-url', world.sandbox.baseUrl, '--client-id', 'sandbox'], {GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
     expect(result.code).toBe(2)
     expect((await cli(['auth', 'status', '--all', '--json'])).stdout).not.toContain('__proto__')
   })
@@ -49,8 +35,8 @@ describe('hostile or careless input, on the CLI', () => {
 
   it.each([['        '], ['\t \t \t \t \t']])('refuses a blank idempotency key %j, as the sandbox does', async (key) => {
     await refused(['tx', 'create', '--amount', '100', '--idempotency-key', key], /^Error: --idempotency-key must not be blank$/m)
-    const token = await (await fetch(`${sandbox.baseUrl}/auth/token`, {method: 'POST', body: new URLSearchParams({grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox-secret'})})).json()
-    const answer = await fetch(`${sandbox.baseUrl}/core/transaction`, {
+    const token = await (await fetch(`${world.sandbox.baseUrl}/auth/token`, {method: 'POST', body: new URLSearchParams({grant_type: 'client_credentials', client_id: 'sandbox', client_secret: 'sandbox-secret'})})).json()
+    const answer = await fetch(`${world.sandbox.baseUrl}/core/transaction`, {
       method: 'POST',
       headers: {authorization: `Bearer ${(token as {access_token: string}).access_token}`, 'content-type': 'application/json'},
       body: JSON.stringify({amount: 100, paymentMethod: 'PIX', idempotencyKey: key, pix: {}}),
@@ -68,11 +54,11 @@ describe('hostile or careless input, on the CLI', () => {
   })
 
   it('refuses a --body nested 2,000 levels deep, or over 1 MiB: exit 2, one line, never a crash', async () => {
-    const deep = join(config.dir, '..', 'deep.json')
+    const deep = join(world.config.dir, '..', 'deep.json')
     writeFileSync(deep, `{"amount":100,"metadata":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}`)
     const result = await refused(['tx', 'create', '--body', deep], /^Error: --body: .* nests deeper than 64 levels/m)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
-    const big = join(config.dir, '..', 'big.json')
+    const big = join(world.config.dir, '..', 'big.json')
     writeFileSync(big, JSON.stringify({amount: 100, metadata: {note: 'x'.repeat(1_100_000)}}))
     await refused(['tx', 'create', '--body', big], /^Error: --body: .* is over 1 MiB/m)
   })
