@@ -9,6 +9,7 @@ import {journalOf} from '../../src/journal/journaled.js'
 import {sendMoney} from '../../src/send/money.js'
 import {BIN, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {logIn, runCommand, testIO, type RunOptions} from '../helpers/context.js'
+import {loggedInSandbox} from '../helpers/world.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 /**
@@ -20,24 +21,11 @@ import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox
 const instant: RunOptions = {sleep: async () => {}}
 
 describe('the send operation (unit)', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox()
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    await logIn(sandbox.baseUrl, env)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox()
 
   const context = () => {
-    const io = testIO({env})
-    return {io, ctx: new CommandContext({io, env, configDir: configDir(env), sleep: async () => {}})}
+    const io = testIO({env: world.env})
+    return {io, ctx: new CommandContext({io, env: world.env, configDir: configDir(world.env), sleep: async () => {}})}
   }
   const body = (key: string, externalCode?: string) => ({amount: 100, idempotencyKey: key, ...(externalCode ? {externalCode} : {})})
   const spec = (key: string, externalCode?: string) => ({
@@ -96,7 +84,7 @@ describe('the send operation (unit)', () => {
     const other = tempConfigDir()
     const io = testIO({})
     const ctx = new CommandContext({io, env: {GATEWAY_CONFIG_DIR: other.dir}, configDir: other.dir})
-    ctx.globals = {...ctx.globals, baseUrl: sandbox.baseUrl}
+    ctx.globals = {...ctx.globals, baseUrl: world.sandbox.baseUrl}
     await expect(sendMoney(ctx, {one: 'charge', spec: spec('unit-no-login'), post: async () => ({body: {id: 'x'}, replayed: false})})).rejects.toThrow(/not logged in/)
     expect(await journalOf(ctx).entries()).toEqual([])
     other.remove()
@@ -105,9 +93,9 @@ describe('the send operation (unit)', () => {
   it('on a signal while the request is out, names the key, leaves the entry pending and ends 130 (143 for SIGTERM)', async () => {
     for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
       const key = `unit-signal-${signal}`
-      const io = testIO({env})
+      const io = testIO({env: world.env})
       let fire!: (signal: NodeJS.Signals) => void
-      const ctx = new CommandContext({io, env, configDir: configDir(env), interrupted: () => new Promise((resolve) => (fire = resolve))})
+      const ctx = new CommandContext({io, env: world.env, configDir: configDir(world.env), interrupted: () => new Promise((resolve) => (fire = resolve))})
       const never = new Promise<never>(() => {})
       const sending = sendMoney(ctx, {one: 'withdrawal', spec: spec(key), post: async () => (setTimeout(() => fire(signal), 10), never)})
       await expect(sending).rejects.toMatchObject({exitCode: code})
