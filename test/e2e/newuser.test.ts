@@ -77,6 +77,15 @@ describe('an export cut short by a signal', () => {
     config.remove()
   })
 
+  it('Ctrl-C in a terminal during deposits list --all: exit 130, and it says what was written and that it is partial', async () => {
+    const result = await runInTerminal(['deposits', 'list', '--all', '--per-page', '20', '--concurrency', '1', '--output', 'csv'], {
+      env,
+      steps: [{expect: 'id,createdAt,updatedAt', send: '\u0003'}],
+    })
+    expect(result.code).toBe(130)
+    expect(result.output).toMatch(/Interrupted \(SIGINT\): the export stopped after page \d+ of 150, with \d+ deposits written\. The output is incomplete: run the export again\./)
+  })
+
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],

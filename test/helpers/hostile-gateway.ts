@@ -5,7 +5,8 @@ import type {AddressInfo} from 'node:net'
  * A hostile gateway for tests: a proxy in front of a real sandbox that answers what the sandbox
  * answers, with terminal escapes in every text value and key of every JSON answer (a title-setting
  * OSC, a screen clear, a C1 CSI, a bidi override), and, when told, a token endpoint that echoes the
- * form it was sent (the client secret in its URL-encoded spelling) in its error.
+ * form it was sent (the client secret in its URL-encoded spelling) in its error, or a 201 without the
+ * record (an HTML page) to a create or a withdrawal the sandbox behind it did carry out.
  */
 
 /** What every text from this gateway carries. */
@@ -18,6 +19,8 @@ export interface HostileGateway {
   baseUrl: string
   /** Echo the token request's form body in a 400, as a careless identity provider might. */
   echoToken: boolean
+  /** Pass creates and withdrawals on to the sandbox (which makes the record), then answer 201 with an HTML page instead. */
+  noRecord: boolean
   close(): Promise<void>
 }
 
@@ -49,7 +52,7 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 
 export async function startHostileGateway(upstream: string): Promise<HostileGateway> {
   const target = new URL(upstream)
-  const state = {echoToken: false}
+  const state = {echoToken: false, noRecord: false}
   const server: Server = createServer(async (req, res) => {
     const sent = await body(req)
     if (state.echoToken && req.url === '/auth/token') {
@@ -64,6 +67,11 @@ export async function startHostileGateway(upstream: string): Promise<HostileGate
         const headers = {...answer.headers}
         delete headers['content-length']
         let out = text
+        if (state.noRecord && req.method === 'POST' && /^\/core\/(transaction|withdraw)$/.test(req.url ?? '')) {
+          res.writeHead(201, {'content-type': 'text/html'})
+          res.end('<html><body>Created</body></html>')
+          return
+        }
         if (String(answer.headers['content-type'] ?? '').includes('json') && text) {
           const parsed = JSON.parse(text) as Record<string, unknown>
           out = JSON.stringify(req.url === '/auth/token' ? parsed : poison(parsed, SPARED))
@@ -84,6 +92,12 @@ export async function startHostileGateway(upstream: string): Promise<HostileGate
     },
     set echoToken(value: boolean) {
       state.echoToken = value
+    },
+    get noRecord() {
+      return state.noRecord
+    },
+    set noRecord(value: boolean) {
+      state.noRecord = value
     },
     close: () =>
       new Promise((resolve) => {

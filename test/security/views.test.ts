@@ -92,6 +92,20 @@ describe('text from outside never reaches the terminal as control', () => {
     expect(json.stdout).toContain(JSON.stringify(HOSTILE).slice(1, -1))
   })
 
+  it('a 201 without the record is no success: exit 7, the entry pending, and a replay settles it', async () => {
+    hostile.noRecord = true
+    try {
+      const result = await cli(['withdraw', '--amount', '500', '--pix-key', 'maria@example.com', '--idempotency-key', 'hostile-no-record-1', '--yes'])
+      expect(result.code).toBe(7)
+      expect(result.stderr).toMatch(/^Error: the gateway answered without the record \(the withdrawal: 201 with a body that is not JSON\)/m)
+    } finally {
+      hostile.noRecord = false
+    }
+    const pending = JSON.parse((await cli(['journal', 'list', '--pending', '--json'])).stdout) as Array<{idempotencyKey: string}>
+    expect(pending.map((entry) => entry.idempotencyKey)).toContain('hostile-no-record-1')
+    expect((await cli(['journal', 'retry', '--yes', '--key', 'hostile-no-record-1'])).code).toBe(0)
+  })
+
   it('--debug traces the hostile answers escaped', async () => {
     const traced = await cli(['tx', 'get', id, '--debug'])
     expect(traced.code).toBe(0)
