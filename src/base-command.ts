@@ -7,7 +7,7 @@ import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
 import {jsonText} from './cli/terminal.js'
-import {UUID_PATTERN} from './schemas/enums.js'
+import {MAX_TIMER_MS, UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -24,8 +24,10 @@ export const durationFlag = Flags.custom<number>({
   },
 })
 
-/** The longest wait a timer can hold: 2^31-1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
+/** Whether the operator typed the flag (`--name VALUE` or `--name=VALUE`), rather than it taking its default or its variable. */
+function typedFlag(argv: readonly string[], name: string): boolean {
+  return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
+}
 
 /** A profile's name: letters, digits, - and _, and none of the names objects are made of. */
 const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -121,8 +123,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const refused = usageErrorFromParse(error, [...Object.keys(flagInput), 'json'])
       // A value from the environment is named by its variable, not by a flag the operator never typed.
       for (const [name, flag] of Object.entries(flagInput) as Array<[string, {env?: string}]>) {
-        const typed = this.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
-        if (flag.env && !typed && this.ctx.env[flag.env] !== undefined && refused.message.startsWith(`--${name} `)) {
+        if (flag.env && !typedFlag(this.argv, name) && this.ctx.env[flag.env] !== undefined && refused.message.startsWith(`--${name} `)) {
           throw new UsageError(`${flag.env}${refused.message.slice(name.length + 2)}`)
         }
       }
@@ -132,9 +133,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
     const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean; retries?: number}
-    const profileFromFlag = this.argv.some((arg) => arg === '--profile' || arg.startsWith('--profile='))
+    const profileTyped = typedFlag(this.argv, 'profile')
     this.ctx.globals = {
-      profile: checkProfileName(global.profile ?? 'default', profileFromFlag || !this.ctx.env.GATEWAY_PROFILE ? '--profile' : 'GATEWAY_PROFILE'),
+      profile: checkProfileName(global.profile ?? 'default', profileTyped || !this.ctx.env.GATEWAY_PROFILE ? '--profile' : 'GATEWAY_PROFILE'),
+      profileChosen: profileTyped || Boolean(this.ctx.env.GATEWAY_PROFILE),
       baseUrl: global['base-url'],
       timeoutMs: global.timeout ?? 30_000,
       retries: global.retries ?? 3,

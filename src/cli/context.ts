@@ -17,6 +17,8 @@ export interface IO extends Terminal {
 /** The options every command takes (the global flags). */
 export interface Globals {
   profile: string
+  /** Whether the operator chose the profile (--profile or GATEWAY_PROFILE), rather than it being the default. */
+  profileChosen?: boolean
   /** An explicit base URL (flag or GATEWAY_BASE_URL). */
   baseUrl?: string
   timeoutMs: number

@@ -4,6 +4,7 @@ import type {AddressInfo, Socket} from 'node:net'
 import {HttpCourier} from './delivery.js'
 import {SandboxDomain} from './domain/index.js'
 import {MAX_SEED_DEPOSITS} from './domain/seed.js'
+import {MAX_TIMER_MS} from '../schemas/enums.js'
 import type {FaultPlan} from './http/faults.js'
 import {logLine, pipeline} from './http/pipeline.js'
 import {Router, type Route} from './http/router.js'
@@ -89,7 +90,7 @@ const ROUTES: Array<() => Route[]> = [tokenRoutes, controlRoutes, transactionRou
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if ((options.seedDeposits ?? 0) > MAX_SEED_DEPOSITS) throw new RangeError(`seedDeposits must be at most ${MAX_SEED_DEPOSITS}`)
   for (const [name, ms] of Object.entries({latencyMs: options.latencyMs, autoPayMs: options.autoPayMs, notificationTimeoutMs: options.notificationTimeoutMs})) {
-    if (ms !== undefined && ms > 2 ** 31 - 1) throw new RangeError(`${name} must be at most 2147483647 ms: a timer holds no longer`)
+    if (ms !== undefined && ms > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms: a timer holds no longer`)
   }
   const host = options.host ?? '127.0.0.1'
   const now = options.now ?? Date.now

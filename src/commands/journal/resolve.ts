@@ -102,7 +102,7 @@ Only a pending entry can be resolved. When entries of several profiles share the
 
   async run(): Promise<Record<string, unknown> | undefined> {
     const result = await journalResolve(
-      {key: this.args.key, as: this.flags.as as JournalResolveOptions['as'], id: this.flags.id, note: this.flags.note, profile: explicitProfile(this.argv, this.ctx)},
+      {key: this.args.key, as: this.flags.as as JournalResolveOptions['as'], id: this.flags.id, note: this.flags.note, profile: explicitProfile(this.ctx)},
       this.ctx,
     )
     return this.ctx.globals.json ? result : undefined

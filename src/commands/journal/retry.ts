@@ -232,13 +232,12 @@ It may move money, so it asks first in a terminal; without one, pass --yes. Exit
   }
 
   async run(): Promise<JournalRetryReport | undefined> {
-    const result = await journalRetry({yes: this.flags.yes, keys: this.flags.key, profile: explicitProfile(this.argv, this.ctx)}, this.ctx)
+    const result = await journalRetry({yes: this.flags.yes, keys: this.flags.key, profile: explicitProfile(this.ctx)}, this.ctx)
     return this.ctx.globals.json ? result : undefined
   }
 }
 
 /** The profile the operator named (--profile or GATEWAY_PROFILE), or none: the flag's default is not a choice. */
-export function explicitProfile(argv: readonly string[], ctx: CommandContext): string | undefined {
-  const named = argv.some((arg) => arg === '--profile' || arg.startsWith('--profile='))
-  return named || ctx.env.GATEWAY_PROFILE ? ctx.globals.profile : undefined
+export function explicitProfile(ctx: CommandContext): string | undefined {
+  return ctx.globals.profileChosen ? ctx.globals.profile : undefined
 }

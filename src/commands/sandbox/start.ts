@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {MAX_TIMER_MS} from '../../base-command.js'
 import {MAX_SEED_DEPOSITS} from '../../sandbox/domain/seed.js'
+import {MAX_TIMER_MS} from '../../schemas/enums.js'
 
 import {isLoopbackHost} from '../../api/base-url.js'
 import {BaseCommand} from '../../base-command.js'

@@ -4,12 +4,10 @@ import {z} from 'zod'
 
 import {checkWith, formatIssue} from '../../schemas/rules.js'
 import {readJson} from '../http/body.js'
+import {MAX_TIMER_MS} from '../../schemas/enums.js'
 import {DEFAULT_PLAN_KINDS, FAULT_KINDS, faultOf, type Fault} from '../http/faults.js'
 import {empty, HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
-
-/** The longest wait a timer can hold: 2^31-1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 const count = (what: string) => z.number({error: `must be ${what}`}).int({error: `must be ${what}`})
 
