@@ -2,7 +2,7 @@ import type {GatewayApi, Idempotent} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
 import type {CommandContext} from '../cli/context.js'
 import {InterruptedError, UsageError} from '../cli/errors.js'
-import {Journal, type JournalEntry, type JournalSpec, type OutcomeRecord, type RequestRecord} from '../journal/journal.js'
+import {Journal, maskKey, type JournalEntry, type JournalSpec, type OutcomeRecord, type RequestRecord} from '../journal/journal.js'
 import {errorOutcome, journalOf} from '../journal/journaled.js'
 import {findRepeats, repeatLine} from './repeats.js'
 
@@ -154,7 +154,6 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
  * be written, nor when the request would carry a secret of the login.
  */
 async function writeRequest(ctx: CommandContext, journal: Journal, session: Session, spec: JournalSpec, secrets: readonly string[]): Promise<string> {
-  const {maskKey} = await import('../journal/journal.js')
   const entry = Journal.newEntryId()
   const record: RequestRecord = {
     type: 'request',

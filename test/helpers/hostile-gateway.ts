@@ -32,7 +32,7 @@ export function poison(value: unknown, spare: ReadonlySet<string> = new Set()): 
     const out: Record<string, unknown> = {}
     for (const [key, inner] of Object.entries(value)) {
       if (spare.has(key)) out[key] = inner
-      else out[`${key}`] = poison(inner, spare)
+      else out[key] = poison(inner, spare)
     }
     // A key of its own, from outside too.
     out[`note${HOSTILE}`] = `x${HOSTILE}`
