@@ -66,10 +66,10 @@ describe('the installed package', () => {
     const project = join(work, 'project')
     mkdirSync(join(project, 'node_modules'), {recursive: true})
     execFileSync('ln', ['-s', installed, join(project, 'node_modules', 'gateway-cli')])
-    writeFileSync(join(project, 'probe.mjs'), "const api = await import('gateway-cli'); console.log(typeof api.GatewayClient, typeof api.openSession)\n")
+    writeFileSync(join(project, 'probe.mjs'), "const api = await import('gateway-cli'); console.log(typeof api.GatewayClient, typeof api.GatewayApi, typeof api.openSession)\n")
     const run = spawnSync([process.execPath, join(project, 'probe.mjs')], {}, project)
     expect(run.stderr).toBe('')
-    expect(run.stdout).toBe('function function\n')
+    expect(run.stdout).toBe('function function function\n')
   })
 })
 
