@@ -22,7 +22,7 @@ const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (text) => `\u001B[1
  * Runs `gateway ...args` as a user would, showing the command first. With `capture`, answers what
  * it printed on stdout (and still shows it); otherwise its output goes straight to the terminal.
  */
-function gateway(args, {extraEnv = {}, capture = false} = {}) {
+function gateway(args, {extraEnv = {}, capture = false, expectExit = 0} = {}) {
   const shown = Object.entries(extraEnv).map(([key]) => `${key}=*** `).join('')
   const quoted = args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg}'`))
   console.log(`\n${bold(`$ ${shown}gateway ${quoted.join(' ')}`)}`)
@@ -34,7 +34,7 @@ function gateway(args, {extraEnv = {}, capture = false} = {}) {
       process.stdout.write(chunk)
     })
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`gateway ${args[0]} ${args[1] ?? ''} exited ${code}`))))
+    child.on('close', (code) => (code === expectExit ? resolve(out) : reject(new Error(`gateway ${args[0]} ${args[1] ?? ''} exited ${code}`))))
   })
 }
 
@@ -138,6 +138,8 @@ try {
   const payout = JSON.parse(
     await gateway(['withdraw', '--amount', '25000', '--pix-key', 'maria@example.com', '--webhook-url', WEBHOOK, '--external-code', 'payout-4711', '--yes', '--json'], {capture: true}),
   ).id
+  // The same payout run again by mistake (a cron line that ran twice): refused, exit 2, nothing sent.
+  await gateway(['withdraw', '--amount', '25000', '--pix-key', 'maria@example.com', '--webhook-url', WEBHOOK, '--external-code', 'payout-4711', '--yes'], {expectExit: 2})
   await gateway(['sandbox', 'settle', payout])
   await delivered(payout)
   await new Promise((resolve) => setTimeout(resolve, 300))
@@ -156,6 +158,9 @@ try {
   console.log(`\n${bold(`$ cat ${batch}`)}\n${payouts}`)
   await gateway(['withdraw', '--batch', batch, '--yes', '--output', 'table'])
   await gateway(['withdraw', '--batch', batch, '--yes', '--output', 'table'])
+
+  // The journal: every money-moving request sent from this config folder, and what became of it.
+  await gateway(['journal', 'list'])
 
   // The reconciliation: the last 7 days of deposits by day and status, with the chart of the daily paid amount.
   await gateway(['deposits', 'summary', '--from', '7d'])
