@@ -1,6 +1,6 @@
 import {randomUUID} from 'node:crypto'
-import {mkdirSync} from 'node:fs'
-import {link, open, readdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
+import {constants, mkdirSync} from 'node:fs'
+import {link, open, readdir, rename, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {withFileLock} from '../api/lock.js'
@@ -165,37 +165,74 @@ export class Journal {
    * never races an append. With `durable`, the line is on disk before this returns.
    */
   async append(record: JournalRecord, options: {durable?: boolean} = {}): Promise<void> {
+    await this.exclusive(() => this.appendHeld(record, options))
+  }
+
+  /**
+   * Runs fn holding the journal's lock (across processes): what it reads of the journal and what it
+   * appends with `appendHeld` is one step, which no other process's append comes between.
+   */
+  locked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(fn)
+  }
+
+  /** Appends one record; call only inside `locked`. */
+  async appendHeld(record: JournalRecord, options: {durable?: boolean} = {}): Promise<void> {
     const line = `${JSON.stringify(record)}\n`
-    await this.exclusive(async () => {
-      await this.rotateIfNeeded()
-      const handle = await open(this.path, 'a+', 0o600)
-      try {
-        // A line cut short by a crash must not swallow the next one.
-        const {size} = await handle.stat()
-        let text = line
-        if (size > 0) {
-          const last = Buffer.alloc(1)
-          const {bytesRead} = await handle.read(last, 0, 1, size - 1)
-          if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`
-        }
-        await handle.appendFile(text, 'utf8')
-        if (options.durable) await handle.datasync()
-      } finally {
-        await handle.close()
+    await this.rotateIfNeeded()
+    // Never through a symlink planted in the journal's place.
+    const handle = await open(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+    try {
+      // A line cut short by a crash must not swallow the next one.
+      const {size} = await handle.stat()
+      let text = line
+      if (size > 0) {
+        const last = Buffer.alloc(1)
+        const {bytesRead} = await handle.read(last, 0, 1, size - 1)
+        if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`
       }
-    })
+      await handle.appendFile(text, 'utf8')
+      if (options.durable) await handle.datasync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * The journal's complete lines from byte `offset` of the file whose inode is `ino`: from the start
+   * when the file is another one now (rotated) or shorter. Answers where the next read starts.
+   */
+  async readFrom(from: {ino: number; offset: number} | undefined): Promise<{ino: number; offset: number; reset: boolean; records: JournalRecord[]}> {
+    let handle
+    try {
+      handle = await open(this.path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ino: 0, offset: 0, reset: from !== undefined && from.offset > 0, records: []}
+      throw error
+    }
+    try {
+      const {ino, size} = await handle.stat()
+      const reset = !from || from.ino !== ino || size < from.offset
+      const start = reset ? 0 : from.offset
+      const buffer = Buffer.alloc(size - start)
+      let read = 0
+      while (read < buffer.length) {
+        const {bytesRead} = await handle.read(buffer, read, buffer.length - read, start + read)
+        if (bytesRead === 0) break
+        read += bytesRead
+      }
+      // Only whole lines: a line being cut short by a crash is read whole, or as torn, later.
+      const end = buffer.lastIndexOf(0x0a, read - 1) + 1
+      return {ino, offset: start + end, reset, records: parseRecords(buffer.subarray(0, end).toString('utf8'))}
+    } finally {
+      await handle.close()
+    }
   }
 
   /** Every entry, with its state, as the journal holds it now. */
   async entries(): Promise<JournalEntry[]> {
-    let text: string
-    try {
-      text = await readFile(this.path, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-      throw error
-    }
-    return foldEntries(parseRecords(text))
+    const text = await readNoFollow(this.path)
+    return text === undefined ? [] : foldEntries(parseRecords(text))
   }
 
   /** Runs fn holding the journal: first in this process's queue, then under the lock file. */
@@ -227,7 +264,7 @@ export class Journal {
       () => 0,
     )
     if (size < this.maxBytes) return
-    const text = await readFile(this.path, 'utf8')
+    const text = (await readNoFollow(this.path)) ?? ''
     const pending = foldEntries(parseRecords(text)).filter((entry) => entry.state === 'pending')
     const lines = pending.flatMap(({state: _state, outcome, outcomes: _outcomes, ...request}) => [
       JSON.stringify(request),
@@ -237,9 +274,10 @@ export class Journal {
     // Unless at least half the file is settled history, rotating would free little: keep appending.
     if (Buffer.byteLength(kept) > size / 2) return
     const aside = `${this.path}.${process.pid}.tmp`
-    await writeFile(aside, kept, {mode: 0o600})
-    const handle = await open(aside, 'r+')
+    await rm(aside, {force: true})
+    const handle = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
     try {
+      await handle.writeFile(kept, 'utf8')
       await handle.datasync()
     } finally {
       await handle.close()
@@ -259,5 +297,21 @@ export class Journal {
   private async pruneArchives(): Promise<void> {
     const archives = await this.archiveFiles()
     for (const name of archives.slice(0, Math.max(0, archives.length - this.archives))) await rm(join(this.dir, name), {force: true})
+  }
+}
+
+/** A file's text, opened without following a symlink; undefined when there is no such file. */
+export async function readNoFollow(path: string): Promise<string | undefined> {
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
   }
 }

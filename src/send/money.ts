@@ -13,7 +13,10 @@ import {findRepeats, repeatLine} from './repeats.js'
  *   2. the repeat guard: the same request, by its external code and fields, already sent to this
  *      gateway and profile under another key is refused (exit 2), unless repeats are allowed;
  *   3. the caller's last word (a confirmation, the key shown): nothing has been written yet;
- *   4. the journal entry, on disk before anything leaves;
+ *   4. the journal entry, on disk before anything leaves, written under the journal's lock in one
+ *      step with a last look of the repeat guard, so that of the same request sent by several
+ *      processes at once only the first is written and sent (the lock is never held while a
+ *      request is out);
  *   5. the request, retried under its idempotency key by the client;
  *   6. the answer read: a 2xx without the record is not success (the entry stays pending); a
  *      replayed answer's record is looked up for its current status;
@@ -39,7 +42,10 @@ export interface MoneySend<T extends CreatedRecord> {
 export interface SendOptions {
   /** Send even when the journal shows the same request sent under another key (--allow-repeats). */
   allowRepeats?: boolean
-  /** The caller has already run the repeat guard over every request it sends (a batch does, up front). */
+  /**
+   * The caller has already run the repeat guard over every request it sends (a batch does, up
+   * front): only its check under the journal's lock, with the entry's write, remains.
+   */
   guarded?: boolean
   /** Called after every check and before the journal entry: a confirmation, the key shown. */
   beforeSend?: () => Promise<void> | void
@@ -69,18 +75,13 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
   await session.client.accessToken()
   const {spec} = send
   const journal = journalOf(ctx)
-  if (!options.entry && !options.allowRepeats && !options.guarded) {
-    const [repeat] = await findRepeats(journal, {profile: session.profile, baseUrl: session.baseUrl}, spec.command, [{body: spec.request.body}])
-    if (repeat) {
-      throw new UsageError(repeatLine(send.one, repeat.earlier, spec.idempotencyKey, 'external code'), {
-        hint: `Nothing was sent. To finish or check that ${send.one}, send it again with --idempotency-key ${repeat.earlier.idempotencyKey} (the gateway answers the record it made, and moves nothing twice); if a second one is meant, add --allow-repeats.`,
-        body: {earlier: repeat.earlier},
-      })
-    }
-  }
+  // The repeat guard, first before the caller's last word (nothing is asked about a request that
+  // would be refused), then again under the journal's lock with the entry's write.
+  const guard = !options.entry && !options.allowRepeats ? send.one : undefined
+  if (guard && !options.guarded) await refuseRepeat(journal, session, spec, guard)
   await options.beforeSend?.()
   const secrets = [...(await ctx.secrets()), ...session.client.secrets()]
-  const entry = options.entry?.entry ?? (await writeRequest(ctx, journal, session, spec, secrets))
+  const entry = options.entry?.entry ?? (await writeRequest(ctx, journal, session, spec, secrets, guard))
   const by = options.by ?? spec.command
   const {GatewayApi} = await import('../api/gateway.js')
   const api = new GatewayApi(session.client)
@@ -153,7 +154,14 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
  * entry pending, for `journal retry` to settle under the same key. Nothing is sent when it cannot
  * be written, nor when the request would carry a secret of the login.
  */
-async function writeRequest(ctx: CommandContext, journal: Journal, session: Session, spec: JournalSpec, secrets: readonly string[]): Promise<string> {
+async function writeRequest(
+  ctx: CommandContext,
+  journal: Journal,
+  session: Session,
+  spec: JournalSpec,
+  secrets: readonly string[],
+  guard: string | undefined,
+): Promise<string> {
   const entry = Journal.newEntryId()
   const record: RequestRecord = {
     type: 'request',
@@ -172,12 +180,30 @@ async function writeRequest(ctx: CommandContext, journal: Journal, session: Sess
   if (secrets.some((secret) => secret.length >= 6 && JSON.stringify(record).includes(secret))) {
     throw new UsageError('the request holds a secret of this login (the client secret or a token): it was not sent')
   }
+  let written = false
   try {
-    await journal.append(record, {durable: true})
+    // One step under the journal's lock: the guard's look and the entry. Of several processes
+    // sending the same request at once, the first writes its entry, and the others see it.
+    await journal.locked(async () => {
+      if (guard) await refuseRepeat(journal, session, spec, guard)
+      written = true
+      await journal.appendHeld(record, {durable: true})
+    })
   } catch (error) {
+    if (!written) throw error
     throw new Error(`cannot write the journal ${journal.path}, so nothing was sent: ${(error as Error).message}`)
   }
   return entry
+}
+
+/** Refuses (exit 2) a request the journal shows was sent before under another key; see src/send/repeats.ts. */
+async function refuseRepeat(journal: Journal, session: Session, spec: JournalSpec, one: string): Promise<void> {
+  const [repeat] = await findRepeats(journal, {profile: session.profile, baseUrl: session.baseUrl}, spec.command, [{body: spec.request.body}])
+  if (!repeat) return
+  throw new UsageError(repeatLine(one, repeat.earlier, spec.idempotencyKey, 'external code'), {
+    hint: `Nothing was sent. To finish or check that ${one}, send it again with --idempotency-key ${repeat.earlier.idempotencyKey} (the gateway answers the record it made, and moves nothing twice); if a second one is meant, add --allow-repeats.`,
+    body: {earlier: repeat.earlier},
+  })
 }
 
 /** Appends an outcome; failing that, says so: the entry stays pending, and a retry settles it harmlessly. */
