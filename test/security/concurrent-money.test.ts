@@ -1,12 +1,11 @@
-import {spawn} from 'node:child_process'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
 import {ndjson, payoutCsv, payouts, sandboxWithdrawals} from '../helpers/batch.js'
-import {BIN, cleanEnv, runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
+import {runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
 import {logIn} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
@@ -33,13 +32,31 @@ describe('money-moving commands started at once', () => {
     config.remove()
   })
 
+  /** Waits until `count` processes wait for the journal's lock (each has made its own `journal.lock.<pid>`). */
+  async function waitForLockers(count: number): Promise<void> {
+    const deadline = Date.now() + 50_000
+    while (readdirSync(config.dir).filter((name) => /^journal\.lock\.\d+$/.test(name)).length < count) {
+      if (Date.now() > deadline) throw new Error(`fewer than ${count} processes came to the journal`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
   const paidWith = async (externalCode: string) => (await sandboxWithdrawals(sandbox.baseUrl)).filter((withdrawal) => withdrawal.externalCode === externalCode)
 
   it('of ten identical withdrawals started at once, exactly one is sent; the others exit 2 naming it', async () => {
     for (const round of [1, 2]) {
       const code = `same-instant-${round}`
       const args = ['withdraw', '--amount', '15000', '--pix-key', '529.982.247-25', '--external-code', code, '--yes', '--json']
-      const results = await Promise.all(Array.from({length: 10}, () => runCli(args, {env, timeoutMs: 60_000})))
+      // The journal is held (as by another command writing to it) while the ten start, and let go
+      // once all ten wait for it: they then reach the journal at the same instant, however slowly
+      // each process starts on a busy machine.
+      mkdirSync(config.dir, {recursive: true, mode: 0o700})
+      const lock = join(config.dir, 'journal.lock')
+      writeFileSync(lock, String(process.pid), {mode: 0o600})
+      const running = Promise.all(Array.from({length: 10}, () => runCli(args, {env, timeoutMs: 60_000})))
+      await waitForLockers(10)
+      rmSync(lock)
+      const results = await running
       const paid = await paidWith(code)
       expect(paid, `round ${round}: ${results.map((result) => result.code).join(',')}`).toHaveLength(1)
       const sent = results.filter((result) => result.code === 0)
@@ -64,20 +81,14 @@ describe('money-moving commands started at once', () => {
     writeFileSync(first, payoutCsv(rows))
     // The same file with one row edited: another content, so other derived keys for every row.
     writeFileSync(second, payoutCsv(rows.map((row, index) => (index === 7 ? {...row, amount: row.amount + 1} : row))))
-    // Each run reads its file from stdin: both are started and waiting, then both get their file at
-    // the same instant, so both pass the up-front check before either has written an entry.
-    const started = [first, second].map((file) => {
-      const child = spawn(process.execPath, [BIN, 'withdraw', '--batch', '-', '--yes', '--output', 'ndjson', '--concurrency', '4'], {env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe']})
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-      const done = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({code, stdout, stderr})))
-      return {child, file, done}
-    })
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    for (const {child, file} of started) child.stdin.end(readFileSync(file))
-    const [a, b] = await Promise.all(started.map(({done}) => done))
+    // The journal is held while both start, and let go once both wait for it: both have passed the
+    // up-front check of the whole file before either has written an entry.
+    const lock = join(config.dir, 'journal.lock')
+    writeFileSync(lock, String(process.pid), {mode: 0o600})
+    const running = Promise.all([first, second].map((file) => runCli(['withdraw', '--batch', file, '--yes', '--output', 'ndjson', '--concurrency', '4'], {env, timeoutMs: 90_000})))
+    await waitForLockers(2)
+    rmSync(lock)
+    const [a, b] = await running
     const all = await sandboxWithdrawals(sandbox.baseUrl)
     const counts = new Map<string, number>()
     for (const withdrawal of all) if (withdrawal.externalCode?.startsWith('overlap-')) counts.set(withdrawal.externalCode, (counts.get(withdrawal.externalCode) ?? 0) + 1)
