@@ -1,6 +1,8 @@
 import {checkBaseUrl, DEFAULT_BASE_URL} from './base-url.js'
 import {GatewayClient} from './client.js'
+import {AuthError} from './errors.js'
 import {ProfileStore, type Credentials, type ProfileSettings} from './store.js'
+import type {StoredToken, TokenStore} from './token.js'
 
 export interface SessionOptions {
   profile: string
@@ -29,6 +31,11 @@ export interface Session {
 /**
  * Opens a profile: GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET override what the profile stores, so
  * a cron job can run with credentials from its environment and no login at all.
+ *
+ * A profile's stored secret and cached token belong to the gateway it was logged in to: a run
+ * pointed at another one (--base-url, GATEWAY_BASE_URL) never sends them there. It uses the
+ * credentials of its environment, with its token held in memory (never stored under the profile),
+ * or is refused (exit 3) when it has none.
  */
 export async function openSession(options: SessionOptions): Promise<Session> {
   const env = options.env ?? process.env
@@ -36,18 +43,55 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const settings = await store.profile(options.profile)
   const explicit = options.baseUrl
   const baseUrl = checkBaseUrl(explicit ?? settings?.baseUrl ?? DEFAULT_BASE_URL)
+  const elsewhere = settings !== undefined && explicit !== undefined && baseUrl !== sameForm(settings.baseUrl)
+  const client = (tokens: TokenStore) =>
+    new GatewayClient({baseUrl, timeoutMs: options.timeoutMs, retries: options.retries, sleep: options.sleep, trace: options.trace, tokens})
+  if (elsewhere) {
+    const given = env.GATEWAY_CLIENT_ID && env.GATEWAY_CLIENT_SECRET ? {clientId: env.GATEWAY_CLIENT_ID, clientSecret: env.GATEWAY_CLIENT_SECRET} : undefined
+    const credentials = async (): Promise<Credentials | undefined> => {
+      if (given) return given
+      throw new AuthError(
+        `profile "${options.profile}" is logged in to ${sameForm(settings.baseUrl)}, and this run points at ${baseUrl}: its stored secret and token go to ${sameForm(settings.baseUrl)} only`,
+        {
+          hint: `To use ${baseUrl}, log in to it as its own profile (\`gateway login --profile NAME --base-url ${baseUrl} --client-id ...\`, then \`--profile NAME\`), or give this run GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET for it.`,
+        },
+      )
+    }
+    return {profile: options.profile, settings, baseUrl, store, client: client(memoryTokens(credentials, options.profile)), credentials}
+  }
   const credentials = async (): Promise<Credentials | undefined> => {
     const clientId = env.GATEWAY_CLIENT_ID || settings?.clientId
-    const clientSecret = env.GATEWAY_CLIENT_SECRET || (await store.secret(options.profile))
+    // The stored secret only with the profile's own settings: it was stored for their gateway.
+    const clientSecret = env.GATEWAY_CLIENT_SECRET || (settings ? await store.secret(options.profile) : undefined)
     return clientId && clientSecret ? {clientId, clientSecret} : undefined
   }
-  const client = new GatewayClient({
-    baseUrl,
-    timeoutMs: options.timeoutMs,
-    retries: options.retries,
-    sleep: options.sleep,
-    trace: options.trace,
-    tokens: store.tokenStore(options.profile, credentials),
-  })
-  return {profile: options.profile, settings, baseUrl, store, client, credentials}
+  return {profile: options.profile, settings, baseUrl, store, client: client(store.tokenStore(options.profile, credentials)), credentials}
+}
+
+/** A base URL as checkBaseUrl writes it, or as stored when it cannot be read so. */
+function sameForm(url: string): string {
+  try {
+    return checkBaseUrl(url)
+  } catch {
+    return url
+  }
+}
+
+/** A token kept for this process only: a run against another gateway than its profile's, or without a writable config folder. */
+export function memoryTokens(credentials: () => Promise<Credentials | undefined>, profile?: string): TokenStore {
+  let current: StoredToken | undefined
+  let chain: Promise<unknown> = Promise.resolve()
+  return {
+    read: async () => current,
+    write: async (token) => {
+      current = token
+    },
+    locked<T>(fn: () => Promise<T>) {
+      const next = chain.then(fn, fn)
+      chain = next.catch(() => undefined)
+      return next
+    },
+    credentials,
+    profile,
+  }
 }
