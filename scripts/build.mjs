@@ -92,6 +92,8 @@ const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
 /** The bundle's entry: oclif's runner, the command index for the explicit strategy, the hooks. */
 function entrySource(commands, hooks) {
   const lines = [
+    // First: a uid with no passwd entry must not stop oclif from loading.
+    `import ${JSON.stringify(join(root, 'src', 'cli', 'no-passwd.ts'))}`,
     `import {readFileSync} from 'node:fs'`,
     `import {join} from 'node:path'`,
     `import {flush, handle, run as runOclif, settings} from '@oclif/core'`,

@@ -1,16 +1,30 @@
-import {mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
-import {join} from 'node:path'
+import {isAbsolute, join} from 'node:path'
 import type Conf from 'conf'
 
+import {checkConfigFile, FolderError, folderWritable, requireWritableFolder} from './folder.js'
 import {withFileLock} from './lock.js'
 import type {StoredToken, TokenStore} from './token.js'
 
-/** Where config, credentials and the token cache live: GATEWAY_CONFIG_DIR, else the XDG config folder. */
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * Where config, credentials and the token cache live: GATEWAY_CONFIG_DIR, else the XDG config
+ * folder ($XDG_CONFIG_HOME when absolute, else ~/.config). Undefined when there is no home to put
+ * it in: HOME unset and no passwd entry for the user (a container's bare uid).
+ */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.GATEWAY_CONFIG_DIR) return env.GATEWAY_CONFIG_DIR
-  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config')
-  return join(base, 'gateway')
+  if (env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)) return join(env.XDG_CONFIG_HOME, 'gateway')
+  let home = env.HOME
+  if (!home) {
+    try {
+      home = homedir()
+    } catch {
+      // No passwd entry: os.homedir() throws (uv_os_get_passwd).
+      return undefined
+    }
+  }
+  return home ? join(home, '.config', 'gateway') : undefined
 }
 
 export interface ProfileSettings {
@@ -39,32 +53,62 @@ type Stores = {
  * should not pay on every run.
  */
 export class ProfileStore {
-  readonly dir: string
+  /** The config folder; undefined when there is none (nothing stored, nothing can be). */
+  readonly dir: string | undefined
   private stores?: Stores
 
-  constructor(dir: string = configDir()) {
+  constructor(dir: string | undefined = configDir()) {
     this.dir = dir
   }
 
-  /** One file's content as conf wrote it; a missing file is empty. */
+  /** One file's content as conf wrote it; a missing file (or folder) is empty. Never read through a symlink. */
   private read<T>(configName: 'config' | 'credentials' | 'tokens'): Record<string, T> {
+    if (this.dir === undefined) return {}
+    const path = join(this.dir, `${configName}.json`)
+    let fd: number
     try {
-      const value = JSON.parse(readFileSync(join(this.dir, `${configName}.json`), 'utf8')) as unknown
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ENOTDIR') return {}
+      if (code === 'ELOOP') checkConfigFile(path)
+      throw new FolderError(`cannot read ${path}: ${(error as Error).message}`, {hint: 'The config folder and its files must be readable by you (chmod u+rw).'})
+    }
+    try {
+      if (!fstatSync(fd).isFile()) throw new FolderError(`${path} is not a file`)
+      const value = JSON.parse(readFileSync(fd, 'utf8')) as unknown
       return value && typeof value === 'object' ? (value as Record<string, T>) : {}
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
-      throw new Error(`cannot read ${join(this.dir, `${configName}.json`)}: ${(error as Error).message}`)
+      if (error instanceof FolderError) throw error
+      throw new Error(`cannot read ${path}: ${(error as Error).message}`)
+    } finally {
+      closeSync(fd)
     }
+  }
+
+  /** The folder, made if missing; refused (exit 3) when it cannot be written. */
+  private writable(): string {
+    return requireWritableFolder(this.dir, 'saving a login needs a writable config folder')
+  }
+
+  /**
+   * conf writes through a symlink (its atomic write renames onto the link's target): none of the
+   * three files may be one when it writes. The folder is the user's alone (checked first), so none
+   * can appear between this look and the write.
+   */
+  private refuseLinks(dir: string): void {
+    for (const name of ['config', 'credentials', 'tokens']) checkConfigFile(join(dir, `${name}.json`))
   }
 
   /** The conf stores, for changes. */
   private async open(): Promise<Stores> {
+    const dir = this.writable()
+    this.refuseLinks(dir)
     if (this.stores) return this.stores
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const {default: ConfClass} = await import('conf')
     const make = <T extends Record<string, unknown>>(configName: string) =>
       new ConfClass<T>({
-        cwd: this.dir,
+        cwd: dir,
         configName,
         configFileMode: 0o600,
         accessPropertiesByDotNotation: false,
@@ -80,8 +124,8 @@ export class ProfileStore {
 
   /** Runs fn while no other process changes the store; what a killed writer left behind is swept first. */
   async locked<T>(fn: () => Promise<T>): Promise<T> {
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    return withFileLock(join(this.dir, '.lock'), async () => {
+    const dir = this.writable()
+    return withFileLock(join(dir, '.lock'), async () => {
       // Under the lock no write is under way: every temporary file is a leftover.
       this.sweep(0)
       return fn()
@@ -96,15 +140,17 @@ export class ProfileStore {
   sweep(olderThanMs = TEMPORARY_MAX_AGE_MS): number {
     let removed = 0
     let names: string[]
+    if (this.dir === undefined) return 0
+    const dir = this.dir
     try {
-      names = readdirSync(this.dir)
+      names = readdirSync(dir)
     } catch {
       return 0
     }
     const now = Date.now()
     for (const name of names) {
       if (!TEMPORARY.test(name)) continue
-      const path = join(this.dir, name)
+      const path = join(dir, name)
       try {
         if (olderThanMs > 0 && now - statSync(path).mtimeMs < olderThanMs) continue
         rmSync(path, {force: true})
@@ -168,12 +214,30 @@ export class ProfileStore {
     })
   }
 
-  /** The token cache of one profile, as the client consumes it. */
+  /**
+   * The token cache of one profile, as the client consumes it. Without a config folder that can be
+   * written (a read-only or missing home), the token is held in memory for this process instead.
+   */
   tokenStore(name: string, credentials: () => Promise<Credentials | undefined>): TokenStore {
+    let memory: {token?: StoredToken; chain: Promise<unknown>} | undefined
+    const inMemory = () => {
+      if (memory === undefined && !folderWritable(this.dir)) memory = {chain: Promise.resolve()}
+      return memory
+    }
     return {
-      read: () => this.token(name),
-      write: (token) => this.setToken(name, token),
-      locked: (fn) => this.locked(fn),
+      read: async () => (memory ? memory.token : this.token(name)),
+      write: async (token) => {
+        const held = inMemory()
+        if (held) held.token = token
+        else await this.setToken(name, token)
+      },
+      locked: <T>(fn: () => Promise<T>) => {
+        const held = inMemory()
+        if (!held) return this.locked(fn)
+        const next = held.chain.then(fn, fn)
+        held.chain = next.catch(() => undefined)
+        return next
+      },
       credentials,
       profile: name,
     }

@@ -249,6 +249,9 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
     ctx.note('Dry run: nothing was sent.')
     return ctx.globals.json ? {dryRun: true, summary} : undefined
   }
+  // The journal is written before each row is sent: a config folder that cannot be written refuses the batch first.
+  const {writableJournal} = await import('../journal/journaled.js')
+  await writableJournal(ctx, spec.command)
   await confirm(spec, summary, options, ctx)
 
   // 3. Send: the login first (a batch that cannot authenticate sends nothing), then the rows.
@@ -269,7 +272,7 @@ async function refuseRepeats<B extends RowBody>(
 ): Promise<void> {
   const {journalOf} = await import('../journal/journaled.js')
   const {findRepeats, repeatLine} = await import('../send/repeats.js')
-  const repeats = await findRepeats(journalOf(ctx), target, spec.command, rows as Array<PreparedRow<B> & {body: Record<string, unknown>}>)
+  const repeats = await findRepeats(await journalOf(ctx), target, spec.command, rows as Array<PreparedRow<B> & {body: Record<string, unknown>}>)
   if (repeats.length === 0) return
   const problems: BatchProblem[] = repeats.map(({request, earlier}) => ({
     line: request.line,

@@ -31,7 +31,8 @@ export interface Globals {
 export interface ContextOptions {
   io: IO
   env: NodeJS.ProcessEnv
-  configDir: string
+  /** The config folder; undefined when there is none (HOME unset and no passwd entry, no GATEWAY_CONFIG_DIR). */
+  configDir: string | undefined
   /** The program's name in commands shown to the user. */
   bin?: string
   now?: () => number
@@ -50,7 +51,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 export class CommandContext {
   readonly io: IO
   readonly env: NodeJS.ProcessEnv
-  readonly configDir: string
+  readonly configDir: string | undefined
   readonly bin: string
   readonly now: () => number
   readonly sleep: (ms: number) => Promise<void>
@@ -66,6 +67,7 @@ export class CommandContext {
   streaming = false
   private opened?: Promise<Session>
   private storeInstance?: ProfileStore
+  private folderChecked = false
   /** Secrets handled outside any client (a secret read for login): blanked out of every error. */
   private readonly extraSecrets = new Set<string>()
 
@@ -100,8 +102,22 @@ export class CommandContext {
     return this.globals.debug ? (line) => this.io.stderr.write(`${terminalText(line)}\n`) : undefined
   }
 
+  /**
+   * The config folder, checked once before anything in it is read: the user's alone, as OpenSSH's
+   * StrictModes wants `~/.ssh` (see src/api/folder.ts); refused with exit 3 otherwise.
+   */
+  async checkedConfigDir(): Promise<string | undefined> {
+    if (!this.folderChecked && this.configDir !== undefined) {
+      const {checkConfigFolder} = await import('../api/folder.js')
+      checkConfigFolder(this.configDir)
+    }
+    this.folderChecked = true
+    return this.configDir
+  }
+
   async store(): Promise<ProfileStore> {
     if (!this.storeInstance) {
+      await this.checkedConfigDir()
       const {ProfileStore} = await import('../api/store.js')
       this.storeInstance = new ProfileStore(this.configDir)
       // What a killed write left (a token or a secret in a temporary file) does not outlive the next command.

@@ -1,14 +1,32 @@
 import {GatewayError} from '../api/errors.js'
+import {requireWritableFolder} from '../api/folder.js'
 import {scrub} from '../api/redact.js'
 import type {CommandContext} from '../cli/context.js'
 import {Journal, DEFAULT_MAX_BYTES, type EntryState, type JournalSpec, type OutcomeRecord} from './journal.js'
 
 export type {JournalSpec}
 
-/** The journal of the context's config folder. GATEWAY_JOURNAL_MAX_BYTES moves the rotation size. */
-export function journalOf(ctx: CommandContext): Journal {
+/**
+ * The journal of the context's config folder, once the folder is checked (the user's alone).
+ * GATEWAY_JOURNAL_MAX_BYTES moves the rotation size. Without a config folder at all, exit 3:
+ * there is no journal to read or write.
+ */
+export async function journalOf(ctx: CommandContext, purpose = 'the journal is kept in the config folder'): Promise<Journal> {
+  const dir = await ctx.checkedConfigDir()
+  if (dir === undefined) requireWritableFolder(dir, purpose)
   const configured = Number(ctx.env.GATEWAY_JOURNAL_MAX_BYTES)
-  return new Journal(ctx.configDir, {maxBytes: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BYTES})
+  return new Journal(dir!, {maxBytes: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BYTES})
+}
+
+/**
+ * The journal, for a command that moves money: it is written before anything is sent, so a
+ * config folder that cannot be written refuses the command (exit 3) before anything else.
+ */
+export async function writableJournal(ctx: CommandContext, command: string): Promise<Journal> {
+  const purpose = `${command} needs a writable config folder for its journal`
+  const journal = await journalOf(ctx, purpose)
+  requireWritableFolder(journal.dir, purpose)
+  return journal
 }
 
 /**

@@ -3,7 +3,7 @@ import type {Session} from '../api/profile.js'
 import type {CommandContext} from '../cli/context.js'
 import {InterruptedError, UsageError} from '../cli/errors.js'
 import {Journal, maskKey, type JournalEntry, type JournalSpec, type OutcomeRecord, type RequestRecord} from '../journal/journal.js'
-import {errorOutcome, journalOf} from '../journal/journaled.js'
+import {errorOutcome, writableJournal} from '../journal/journaled.js'
 import {findRepeats, repeatLine} from './repeats.js'
 
 /**
@@ -71,10 +71,11 @@ export interface MoneySent<T extends CreatedRecord> {
 
 /** Sends one money-moving request; see the module's comment. */
 export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, send: MoneySend<T>, options: SendOptions = {}): Promise<MoneySent<T>> {
+  const {spec} = send
+  // The journal first: a request that could not be journalled is not sent, nor its login asked for.
+  const journal = await writableJournal(ctx, spec.command)
   const session = options.session ?? (await ctx.session())
   await session.client.accessToken()
-  const {spec} = send
-  const journal = journalOf(ctx)
   // The repeat guard, first before the caller's last word (nothing is asked about a request that
   // would be refused), then again under the journal's lock with the entry's write.
   const guard = !options.entry && !options.allowRepeats ? send.one : undefined

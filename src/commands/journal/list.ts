@@ -16,7 +16,7 @@ export const JOURNAL_OUTPUTS = ['table', 'json', 'ndjson'] as const
 export async function journalList(options: JournalListOptions, ctx: CommandContext): Promise<Record<string, unknown>[] | undefined> {
   const {journalOf} = await import('../../journal/journaled.js')
   const {entryView} = await import('../../journal/view.js')
-  const journal = journalOf(ctx)
+  const journal = await journalOf(ctx)
   const entries = (await journal.entries()).filter((entry) => !options.pending || entry.state === 'pending')
   const views = entries.map(entryView)
   if (ctx.globals.json && !options.output) return views

@@ -38,8 +38,8 @@ export async function journalResolve(options: JournalResolveOptions, ctx: Comman
     throw new UsageError(`--note must be 1 to ${NOTE_MAX} characters of letters, digits, punctuation and spaces`)
   }
   const key = printable(options.key)
-  const {journalOf} = await import('../../journal/journaled.js')
-  const journal = journalOf(ctx)
+  const {writableJournal} = await import('../../journal/journaled.js')
+  const journal = await writableJournal(ctx, 'journal resolve')
   const matching = (await journal.entries()).filter(
     (entry) => entry.idempotencyKey === options.key && (options.profile === undefined || entry.profile === options.profile),
   )

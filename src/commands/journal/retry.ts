@@ -57,8 +57,9 @@ export class ElsewhereError extends CliError {
  * needs --yes without one.
  */
 export async function journalRetry(options: JournalRetryOptions, ctx: CommandContext): Promise<JournalRetryReport> {
-  const {journalOf} = await import('../../journal/journaled.js')
-  const journal = journalOf(ctx)
+  const {writableJournal} = await import('../../journal/journaled.js')
+  // Replays are journalled: without a journal that can be written, nothing is replayed, and nothing is said to be pending or not.
+  const journal = await writableJournal(ctx, 'journal retry')
   const wanted = options.keys && options.keys.length > 0 ? new Set(options.keys) : undefined
   const all = (await journal.entries()).filter((entry) => options.profile === undefined || entry.profile === options.profile)
   if (wanted) {

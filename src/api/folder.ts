@@ -1,0 +1,137 @@
+import {accessSync, constants, lstatSync, mkdirSync, readdirSync, statSync, type Stats} from 'node:fs'
+import {join} from 'node:path'
+
+import {AuthError} from './errors.js'
+
+/**
+ * The config folder holds the client secrets, the token cache and the journal of money-moving
+ * requests: it must be the user's alone. As OpenSSH's StrictModes does for `~/.ssh`, the folder and
+ * every file in it are checked before anything in it is read or sent: owned by the user, not
+ * writable by group or others, and (the files) not symbolic links. The folders above it are not
+ * checked: a config folder under /tmp is fine when it is the user's and 0700.
+ */
+
+/** The config folder cannot be used as it is: exit 3 (a permission problem), naming the path and the fix. */
+export class FolderError extends AuthError {
+  override readonly code = 'CONFIG_FOLDER'
+}
+
+/** The user's id, or undefined where there are no POSIX owners. */
+const ownUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined)
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
+
+/**
+ * Checks the folder and every file in it; a folder that does not exist yet passes (it is made 0700
+ * when something is first written). Throws a FolderError naming the path and the fix.
+ */
+export function checkConfigFolder(dir: string): void {
+  const uid = ownUid()
+  let info: Stats
+  try {
+    info = statSync(dir)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return
+    throw new FolderError(`the config folder ${dir} cannot be read (${code ?? (error as Error).message})`, {hint: hintFor(dir)})
+  }
+  if (!info.isDirectory()) throw new FolderError(`the config folder ${dir} is not a folder`, {hint: `Remove it (\`rm ${quote(dir)}\`), or ${hintFor(dir)}`})
+  if (uid !== undefined && info.uid !== uid) {
+    throw new FolderError(`the config folder ${dir} belongs to another user (uid ${info.uid}): its files could be changed by them`, {
+      hint: `Remove it (\`rm -r ${quote(dir)}\`, as its owner or root) so that it is made anew as yours, or ${hintFor(dir)}`,
+    })
+  }
+  if (uid !== undefined && (info.mode & 0o022) !== 0) {
+    throw new FolderError(`the config folder ${dir} can be written by ${whoWrites(info.mode)} (mode ${octal(info.mode)}): its files could be changed by them`, {
+      hint: `Make it yours alone: \`chmod 700 ${quote(dir)}\`, and check the files in it.`,
+    })
+  }
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (error) {
+    throw new FolderError(`the config folder ${dir} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, {hint: hintFor(dir)})
+  }
+  for (const name of names) checkConfigFile(join(dir, name), uid)
+}
+
+/** One file of the folder: not a symlink, the user's, not writable by group or others. */
+export function checkConfigFile(path: string, uid = ownUid()): void {
+  let info: Stats
+  try {
+    info = lstatSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw new FolderError(`${path} in the config folder cannot be read (${(error as NodeJS.ErrnoException).code})`)
+  }
+  if (info.isSymbolicLink()) {
+    throw new FolderError(`${path} in the config folder is a symbolic link: it is not followed`, {
+      hint: `Remove it (\`rm ${quote(path)}\`); the file is written anew in its place.`,
+    })
+  }
+  if (uid === undefined) return
+  if (info.uid !== uid) {
+    throw new FolderError(`${path} in the config folder belongs to another user (uid ${info.uid})`, {
+      hint: `Remove it (\`rm ${quote(path)}\`, as its owner or root): nothing in the config folder may be another user's.`,
+    })
+  }
+  if ((info.mode & 0o022) !== 0) {
+    throw new FolderError(`${path} in the config folder can be written by ${whoWrites(info.mode)} (mode ${octal(info.mode)})`, {
+      hint: `Make it yours alone: \`chmod go-w ${quote(path)}\` (check what it holds first).`,
+    })
+  }
+}
+
+/**
+ * Makes sure the folder exists and can be written: made 0700 when missing. Throws a FolderError
+ * naming the folder, what it is needed for (`purpose`: "withdraw needs a writable config folder for
+ * its journal"), and GATEWAY_CONFIG_DIR, when it cannot be.
+ */
+export function requireWritableFolder(dir: string | undefined, purpose: string): string {
+  if (dir === undefined) {
+    throw new FolderError(`${purpose}, and there is none: HOME is not set; set GATEWAY_CONFIG_DIR to a folder of your own`)
+  }
+  try {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    accessSync(dir, constants.W_OK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new FolderError(`${purpose}, and ${dir} cannot be written (${reason(code)}): set GATEWAY_CONFIG_DIR to a folder of your own`)
+  }
+  return dir
+}
+
+/** Whether the folder can be made and written (without saying why not): where a token may be kept. */
+export function folderWritable(dir: string | undefined): boolean {
+  if (dir === undefined) return false
+  try {
+    mkdirSync(dir, {recursive: true, mode: 0o700})
+    accessSync(dir, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function reason(code: string | undefined): string {
+  if (code === 'EROFS') return 'read-only file system'
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
+  if (code === 'ENOENT') return 'a folder above it does not exist'
+  if (code === 'ENOTDIR') return 'a part of the path is not a folder'
+  return code ?? 'unknown error'
+}
+
+function whoWrites(mode: number): string {
+  const group = (mode & 0o020) !== 0
+  const others = (mode & 0o002) !== 0
+  return group && others ? 'group and others' : group ? 'its group' : 'others'
+}
+
+function hintFor(dir: string): string {
+  return `set GATEWAY_CONFIG_DIR to a folder of your own (made with mode 0700), instead of ${dir}.`
+}
+
+/** A path as a shell reads it. */
+function quote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`
+}
