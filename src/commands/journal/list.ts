@@ -30,16 +30,18 @@ export async function journalList(options: JournalListOptions, ctx: CommandConte
     return undefined
   }
   const {brl} = await import('../../render/money.js')
+  const {replayDestination} = await import('../../journal/replay.js')
   const {localTime} = await import('../../output/time.js')
   await printList(ctx, 'table', entries, {
     columns: [
       {header: 'Time', value: (entry: JournalEntry) => localTime(entry.at, ctx.env.TZ)},
       {header: 'State', value: (entry) => stateText(entry, ctx)},
       {header: 'Command', value: (entry) => entry.command},
-      {header: 'Amount', value: (entry) => brl(entry.amount), align: 'right'},
+      // What a replay would send: read from the recorded body.
+      {header: 'Amount', value: (entry) => amountText(entry, brl), align: 'right'},
       {header: 'Idempotency key', value: (entry) => entry.idempotencyKey, whole: true},
       {header: 'Result', value: (entry) => resultText(entry), maxWidth: 60},
-      {header: 'Destination', value: (entry) => entry.destination ?? '', priority: 2},
+      {header: 'Destination', value: (entry) => replayDestination(entry) ?? '', priority: 2},
       {header: 'External code', value: (entry) => entry.externalCode ?? '', priority: 3},
       {header: 'Profile', value: (entry) => entry.profile, priority: 4},
     ],
@@ -52,6 +54,12 @@ export async function journalList(options: JournalListOptions, ctx: CommandConte
     ctx.note(`${pending} pending: nobody knows yet whether ${pending === 1 ? 'it' : 'they'} moved money. \`${ctx.bin} journal retry\` settles ${it} under ${its}.`)
   }
   return undefined
+}
+
+/** The amount of the body a replay sends; a body without a whole amount says so. */
+export function amountText(entry: JournalEntry, brl: (cents: number) => string): string {
+  const amount = entry.request?.body?.amount
+  return typeof amount === 'number' && Number.isSafeInteger(amount) ? brl(amount) : 'no valid amount'
 }
 
 function stateText(entry: JournalEntry, ctx: CommandContext): string {

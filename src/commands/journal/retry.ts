@@ -20,7 +20,10 @@ export interface RetryResult {
   entry: string
   command: string
   idempotencyKey: string
-  amount: number
+  /** The amount of the body that is (or would be) sent; null when it holds no valid one. */
+  amount: number | null
+  /** Where the body sends the money (a PIX key, masked), for withdrawals. */
+  destination?: string
   profile: string
   /** The gateway the entry was sent to: it is replayed there only. */
   baseUrl: string
@@ -31,6 +34,8 @@ export interface RetryResult {
   error?: {code: string; message: string; status?: number}
   /** Not replayed: the profile now points at another gateway, whose credentials must not go to this one. */
   elsewhere?: {profileBaseUrl: string}
+  /** Not replayed: the recorded body fails the checks of the command that wrote it. */
+  invalid?: string[]
 }
 
 export interface JournalRetryReport {
@@ -40,6 +45,8 @@ export interface JournalRetryReport {
   pending: number
   /** Left pending, not replayed: their profile now points at another gateway. */
   elsewhere: number
+  /** Left pending, not replayed: their recorded body fails the checks of the command that wrote it. */
+  invalid: number
 }
 
 /** Entries whose profile points at another gateway now: left pending, named, and the run exits 3. */
@@ -69,19 +76,30 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
     if (unknown.length > 0) throw new UsageError(`--key ${unknown.join(', ')}: no such idempotency key in ${where}`)
   }
   const pending = all.filter((entry) => entry.state === 'pending' && (!wanted || wanted.has(entry.idempotencyKey)))
-  const report: JournalRetryReport = {retried: [], done: 0, failed: 0, pending: 0, elsewhere: 0}
+  const report: JournalRetryReport = {retried: [], done: 0, failed: 0, pending: 0, elsewhere: 0, invalid: 0}
   if (pending.length === 0) {
     if (!ctx.globals.json) ctx.note(`Nothing is pending${options.profile === undefined ? '' : ` for profile "${options.profile}"`}: every request in the journal has an outcome.`)
     return report
   }
   const {brl} = await import('../../render/money.js')
-  const total = pending.reduce((sum, entry) => sum + entry.amount, 0)
-  const what = `${pending.length} pending request${pending.length === 1 ? '' : 's'} (${brl(total)} in all)`
-  if (!options.yes) {
+  const {replayAmount, replayDestination, replayProblems} = await import('../../journal/replay.js')
+  // What is shown and sent is the recorded body: it passes the checks of the command that wrote it first.
+  const problems = new Map<string, string[]>()
+  for (const entry of pending) {
+    const found = await replayProblems(entry)
+    if (found.length > 0) problems.set(entry.entry, found)
+  }
+  const sendable = pending.filter((entry) => !problems.has(entry.entry))
+  const total = sendable.reduce((sum, entry) => sum + (replayAmount(entry) ?? 0), 0)
+  const what = `${sendable.length} pending request${sendable.length === 1 ? '' : 's'} (${brl(total)} in all)`
+  if (!options.yes && sendable.length > 0) {
     if (!ctx.io.prompt) {
       throw new UsageError(`journal retry sends ${what} again, which may move money: confirm with --yes (there is no terminal to ask in)`)
     }
-    for (const entry of pending) ctx.note(`  ${entry.command}  ${brl(entry.amount)}  key ${entry.idempotencyKey}  (${entry.profile}, ${entry.baseUrl}, ${entry.at})`)
+    for (const entry of sendable) {
+      const destination = replayDestination(entry)
+      ctx.note(`  ${entry.command}  ${brl(replayAmount(entry) ?? 0)}${destination === undefined ? '' : ` to ${destination}`}  key ${entry.idempotencyKey}  (${entry.profile}, ${entry.baseUrl}, ${entry.at})`)
+    }
     const {confirm} = await import('../../output/prompt.js')
     if (!(await confirm(ctx.io, `Replay ${what} under their original idempotency keys?`))) {
       ctx.note('Nothing was sent.')
@@ -117,13 +135,27 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
   let lastUnknown: unknown
   let firstRefusal: unknown
   const moved: RetryResult[] = []
+  const refused: RetryResult[] = []
   try {
     for (const entry of pending) {
-      const base = {entry: entry.entry, command: entry.command, idempotencyKey: entry.idempotencyKey, amount: entry.amount, profile: entry.profile, baseUrl: entry.baseUrl}
+      const destination = replayDestination(entry)
+      const base = {
+        entry: entry.entry,
+        command: entry.command,
+        idempotencyKey: entry.idempotencyKey,
+        amount: replayAmount(entry) ?? null,
+        ...(destination === undefined ? {} : {destination}),
+        profile: entry.profile,
+        baseUrl: entry.baseUrl,
+      }
       let result: RetryResult
       try {
-        const session = await sessionFor(entry.profile)
-        if (session.baseUrl !== entry.baseUrl) {
+        const invalid = problems.get(entry.entry)
+        const session = invalid ? undefined : await sessionFor(entry.profile)
+        if (invalid || !session) {
+          result = {...base, state: 'pending', invalid}
+          refused.push(result)
+        } else if (session.baseUrl !== entry.baseUrl) {
           result = {...base, state: 'pending', elsewhere: {profileBaseUrl: session.baseUrl}}
           moved.push(result)
         } else {
@@ -149,6 +181,7 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
       }
       report.retried.push(result)
       if (result.elsewhere) report.elsewhere += 1
+      else if (result.invalid) report.invalid += 1
       else if (result.state === 'done') report.done += 1
       else if (result.state === 'pending') report.pending += 1
       else report.failed += 1
@@ -163,7 +196,8 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
   }
   if (!ctx.globals.json) {
     const left = report.elsewhere > 0 ? `, ${report.elsewhere} left pending (their profile points at another gateway now)` : ''
-    ctx.note(`Replayed ${report.retried.length - report.elsewhere}: ${report.done} done, ${report.failed} failed, ${report.pending} still pending${left}.`)
+    const bad = report.invalid > 0 ? `, ${report.invalid} refused and left pending (the recorded body fails its checks)` : ''
+    ctx.note(`Replayed ${report.retried.length - report.elsewhere - report.invalid}: ${report.done} done, ${report.failed} failed, ${report.pending} still pending${left}${bad}.`)
   }
   const {ReportedError} = await import('../../cli/errors.js')
   // Still unknown: the gateway could not be reached or kept failing; exit as that failure (6 or 7).
@@ -175,6 +209,18 @@ export async function journalRetry(options: JournalRetryOptions, ctx: CommandCon
         `${moved.length === 1 ? '1 entry was' : `${moved.length} entries were`} not replayed: sent to a gateway that ${moved.length === 1 ? 'its profile no longer points at' : 'their profiles no longer point at'} (first: key ${first.idempotencyKey}, sent to ${first.baseUrl}, profile "${first.profile}" now at ${first.elsewhere!.profileBaseUrl})`,
         {
           hint: `A profile's credentials go to its own gateway only. To settle such an entry, log its profile in to the gateway it was sent to (\`${ctx.bin} login --profile ${first.profile} --base-url ${first.baseUrl} ...\`) and run \`${ctx.bin} journal retry --profile ${first.profile}\`; or check the record there and close the entry by hand: \`${ctx.bin} journal resolve ${first.idempotencyKey} --as done|failed|not-sent\`.`,
+        },
+      ),
+      {lines: [], json: {...report}},
+    )
+  }
+  if (refused.length > 0) {
+    const [first] = refused
+    throw new ReportedError(
+      new UsageError(
+        `${refused.length === 1 ? '1 entry was' : `${refused.length} entries were`} not replayed: the recorded body fails the checks of the command that wrote it (first: key ${first.idempotencyKey}: ${first.invalid!.join('; ')})`,
+        {
+          hint: `Nothing was sent for ${refused.length === 1 ? 'it' : 'them'}, and ${refused.length === 1 ? 'it stays' : 'they stay'} pending. The journal holds what was sent; a body that fails its checks was changed after it was written. Check the record at the gateway and close the entry by hand: \`${ctx.bin} journal resolve ${first.idempotencyKey} --as done|failed|not-sent\`.`,
         },
       ),
       {lines: [], json: {...report}},
@@ -201,7 +247,9 @@ function restated(error: unknown, lead: string): unknown {
 }
 
 function resultLine(result: RetryResult, brl: (cents: number) => string, bin: string): string {
-  const head = `${result.state.padEnd(7)}  ${result.command}  ${brl(result.amount)}  key ${result.idempotencyKey}`
+  const amount = result.amount === null ? 'no valid amount' : brl(result.amount)
+  const head = `${result.state.padEnd(7)}  ${result.command}  ${amount}${result.destination === undefined ? '' : ` to ${result.destination}`}  key ${result.idempotencyKey}`
+  if (result.invalid) return `${head}  not replayed: the recorded body fails its checks: ${result.invalid.join('; ')}`
   if (result.elsewhere) {
     return `${head}  not replayed: sent to ${result.baseUrl}, but profile "${result.profile}" now points at ${result.elsewhere.profileBaseUrl} (settle it there, or \`${bin} journal resolve ${result.idempotencyKey} --as ...\`)`
   }
