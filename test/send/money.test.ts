@@ -35,7 +35,7 @@ describe('the send operation (unit)', () => {
     ...(externalCode ? {externalCode} : {}),
     request: {method: 'POST' as const, path: '/core/transaction', body: body(key, externalCode)},
   })
-  const stateOf = async (ctx: CommandContext, key: string) => (await journalOf(ctx).entries()).find((entry) => entry.idempotencyKey === key)
+  const stateOf = async (ctx: CommandContext, key: string) => (await (await journalOf(ctx)).entries()).find((entry) => entry.idempotencyKey === key)
 
   it('checks the login and the repeat guard before the last word, and writes the entry before sending', async () => {
     const {ctx} = context()
@@ -86,7 +86,7 @@ describe('the send operation (unit)', () => {
     const ctx = new CommandContext({io, env: {GATEWAY_CONFIG_DIR: other.dir}, configDir: other.dir})
     ctx.globals = {...ctx.globals, baseUrl: world.sandbox.baseUrl}
     await expect(sendMoney(ctx, {one: 'charge', spec: spec('unit-no-login'), post: async () => ({body: {id: 'x'}, replayed: false})})).rejects.toThrow(/not logged in/)
-    expect(await journalOf(ctx).entries()).toEqual([])
+    expect(await (await journalOf(ctx)).entries()).toEqual([])
     other.remove()
   })
 
