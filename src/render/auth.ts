@@ -1,6 +1,7 @@
 import type {StoredToken} from '../api/token.js'
 import {formatDuration} from '../input/duration.js'
 import type {Paint} from '../cli/terminal.js'
+import {printable} from '../output/printable.js'
 
 export interface LoginView {
   profile: string
@@ -30,7 +31,7 @@ export function loginLines(view: LoginView, paint: Paint, now = Date.now()): str
     `  Profile:   ${view.profile}`,
     `  Base URL:  ${view.baseUrl}`,
     `  Client ID: ${view.clientId}`,
-    `  Scopes:    ${view.scopes.length > 0 ? view.scopes.join(', ') : '(none)'}`,
+    `  Scopes:    ${view.scopes.length > 0 ? printable(view.scopes.join(', ')) : '(none)'}`,
     `  Expires:   ${expiry}`,
   ]
   if (view.valid !== undefined) lines.push(`  Valid:     ${view.valid ? paint('green', 'yes') : paint('red', 'no')}`)

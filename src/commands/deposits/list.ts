@@ -63,7 +63,7 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
     })
     return undefined
   }
-  ctx.io.stdout.write(terminalText(await render(page), {lines: true}))
+  ctx.io.stdout.write(terminalText(await render(page), {lines: true, color: ctx.io.color}))
   ctx.note(footer(query, page, ctx, options.output))
   return undefined
 }
