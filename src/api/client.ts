@@ -7,6 +7,21 @@ import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
 
+/** The most a gateway's answer may hold: 16 MiB. A larger one is refused, never read whole. */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+/** An answer refused for its size: more than the client reads of one. */
+export class AnswerTooLargeError extends UnavailableError {
+  override readonly code = 'ANSWER_TOO_LARGE'
+}
+
+/** "16 MiB", "512 KiB": a size in bytes for people. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
+}
+
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
 
 export interface ClientOptions {
@@ -14,8 +29,10 @@ export interface ClientOptions {
   baseUrl: string
   /** Where the bearer token is cached and renewed. Needed for every call but the token call. */
   tokens?: TokenStore
-  /** Per-request timeout, milliseconds. */
+  /** Per-request timeout, milliseconds: each attempt whole, from connecting to the last byte of the answer. */
   timeoutMs?: number
+  /** The largest answer read, bytes (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number
   /** Receives each HTTP exchange, secrets redacted, one line at a time. */
   trace?: (line: string) => void
   userAgent?: string
@@ -43,7 +60,7 @@ export interface RequestOptions {
   auth?: boolean
   /** How the request is named in errors, e.g. "transaction lookup". */
   context?: string
-  /** How long to wait for the answer of each attempt. */
+  /** How long each attempt may take whole: connecting, the headers and the body. */
   timeoutMs?: number
   /** The overall deadline, retries included (see ClientOptions.deadlineMs). */
   deadlineMs?: number
@@ -259,6 +276,13 @@ export class GatewayClient {
       describe: ({status, error}) => (status === undefined ? describeNetworkError(error) : String(status)),
     })
     const started = performance.now()
+    // When the current attempt began: the timeout bounds each attempt whole, its body included.
+    let attemptStarted = started
+    const retry = (error: Error, context: unknown, callback: (error?: Error | null) => void) =>
+      policy.callback(error, context, (outcome) => {
+        if (!outcome) attemptStarted = performance.now()
+        callback(outcome)
+      })
     if (this.trace) {
       this.emit(`> ${method} ${url.href}`)
       for (const [name, value] of Object.entries(headers)) this.emit(`> ${name}: ${redactHeader(name, value)}`)
@@ -277,12 +301,16 @@ export class GatewayClient {
         bodyTimeout: timeoutMs,
         // Each attempt has its timeout (above); the signal bounds them all, waits included.
         signal: AbortSignal.timeout(deadlineMs),
-        ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry: policy.callback}}),
+        ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry}}),
       } as Parameters<typeof request>[1])
       status = response.statusCode
       responseHeaders = response.headers
-      text = await response.body.text()
+      text = await this.readBody(response, {timeoutMs, left: timeoutMs - (performance.now() - attemptStarted), context})
     } catch (error) {
+      if (error instanceof AnswerTooLargeError) {
+        this.emit(`< refused after ${Math.round(performance.now() - started)} ms: ${error.message}`)
+        throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
+      }
       const reason = describeNetworkError(error)
       this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
       const code = errorCode(error)
@@ -320,6 +348,43 @@ export class GatewayClient {
       throw this.finalError(error.constructor as ErrorClass, error.message, errorOptions(error), policy, options)
     }
     return {status, headers: responseHeaders, body: parsed as T, attempts: policy.attempts}
+  }
+
+  /**
+   * The answer's body as text, read as it arrives: refused (and the connection dropped) as soon as
+   * it is larger than the client reads, or when the attempt's timeout runs out before its last byte.
+   */
+  private async readBody(
+    response: {headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & {destroy(error?: Error): unknown}},
+    limits: {timeoutMs: number; left: number; context: string},
+  ): Promise<string> {
+    const max = this.options.maxBodyBytes ?? MAX_BODY_BYTES
+    const tooLarge = () =>
+      new AnswerTooLargeError(`the gateway's answer is larger than ${sizeText(max)} (${limits.context}): it was not read`, {retryable: true})
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > max) {
+      response.body.destroy()
+      throw tooLarge()
+    }
+    const timedOut = Object.assign(new Error(`the answer did not arrive in full within ${limits.timeoutMs} ms`), {code: 'UND_ERR_BODY_TIMEOUT'})
+    const timer = setTimeout(() => response.body.destroy(timedOut), Math.max(0, limits.left))
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of response.body) {
+        size += chunk.length
+        if (size > max) {
+          response.body.destroy()
+          throw tooLarge()
+        }
+        chunks.push(chunk)
+      }
+    } catch (error) {
+      throw error instanceof AnswerTooLargeError ? error : timedOutOr(error, timedOut)
+    } finally {
+      clearTimeout(timer)
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
   }
 
   /**
@@ -380,6 +445,16 @@ function errorOptions(error: GatewayError): GatewayErrorOptions {
     cause: error.cause,
     notSent: error.notSent,
   }
+}
+
+/** The timeout's own error when the body was cut off by it (undici may wrap or replace it). */
+function timedOutOr(error: unknown, timedOut: Error): unknown {
+  let current: unknown = error
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    if (current === timedOut) return timedOut
+    current = (current as {cause?: unknown}).cause
+  }
+  return error
 }
 
 function detail(error: GatewayError): string {
