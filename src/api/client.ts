@@ -5,7 +5,7 @@ import {describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
 import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
-import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
+import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
 
 /** The most a gateway's answer may hold: 16 MiB. A larger one is refused, never read whole. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -106,6 +106,8 @@ export class GatewayClient {
   private agent?: Agent
   private retrying?: Dispatcher
   private readonly known = new Set<string>()
+  /** A token that serves this command only (the gateway gave it no usable lifetime): never stored. */
+  private held?: StoredToken
 
   constructor(options: ClientOptions) {
     this.options = options
@@ -156,6 +158,12 @@ export class GatewayClient {
     try {
       token = parseTokenResponse(response.body, {clientId: credentials.clientId, baseUrl: this.baseUrl})
     } catch (error) {
+      if (error instanceof TokenTypeError) {
+        throw new AuthError(`${error.message}: it was neither stored nor sent`, {
+          status: response.status,
+          hint: 'This client sends bearer tokens only; ask the gateway for a Bearer token.',
+        })
+      }
       throw new UnavailableError(`the token answer is unusable: ${(error as Error).message}`, {status: response.status})
     }
     this.known.add(token.accessToken)
@@ -177,11 +185,13 @@ export class GatewayClient {
       token.accessToken !== stale &&
       token.baseUrl === this.baseUrl &&
       (!credentials || credentials.clientId === token.clientId)
+    // A token without a usable lifetime serves the command that got it, until the gateway refuses it.
+    if (ours(this.held)) return this.held
     const cached = await store.read()
-    if (ours(cached) && !needsRenewal(cached)) return this.remember(cached)
+    if (ours(cached) && !cached.commandOnly && !needsRenewal(cached)) return this.remember(cached)
     return store.locked(async () => {
       const current = await store.read()
-      if (ours(current) && !needsRenewal(current)) return this.remember(current)
+      if (ours(current) && !current.commandOnly && !needsRenewal(current)) return this.remember(current)
       if (!credentials) {
         throw new AuthError(`not logged in: no client credentials are stored for ${store.profile === undefined ? 'this profile' : `profile "${store.profile}"`}`, {
           hint: 'Run `gateway login`, or set GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET.',
@@ -194,6 +204,10 @@ export class GatewayClient {
         // The gateway is down but the cached token still works: use it rather than fail.
         if (error instanceof UnavailableError && ours(current) && !isExpired(current, Date.now() + 5000)) return this.remember(current)
         throw error
+      }
+      if (token.commandOnly) {
+        this.held = token
+        return token
       }
       await store.write(token)
       return token

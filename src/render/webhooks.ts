@@ -37,6 +37,7 @@ export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): st
     request: 'bad request',
     answer: 'could not answer the sender',
     server: 'listener error',
+    refused: 'refused, not relayed',
   }[event.stage]
   return [time, id(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${printable(event.error)}${answered}`].join('  ')
 }
