@@ -268,8 +268,13 @@ export class WebhookListener extends EventEmitter {
     if (refused) {
       // Neither shown as a notification nor relayed; the sender is answered and the connection closed.
       this.emitEvent({type: 'failed', at: this.stamp(), stage: 'refused', error: refused.reason, answered: refused.status})
+      // What it sent is read and thrown away (bounded), so the sender gets exactly this one answer.
+      let size = 0
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length
+        if (size > BODY_LIMIT) break
+      }
       res.writeHead(refused.status, {connection: 'close', ...(refused.status === 405 ? {allow: 'POST'} : {})}).end()
-      req.resume()
       return
     }
     const chunks: Buffer[] = []

@@ -31,6 +31,8 @@ export interface HostileRequest {
   method: string
   url: string
   body: string
+  /** The Authorization header it carried, if any. */
+  authorization?: string
 }
 
 export interface HostileGateway {
@@ -41,6 +43,10 @@ export interface HostileGateway {
   answer?: (request: HostileRequest) => OwnAnswer | undefined
   /** Changes the sandbox's JSON answer (after poisoning, when on) before it is sent. */
   rewrite?: (request: HostileRequest, body: unknown) => unknown
+  /** Every request it was sent, in order. */
+  readonly requests: HostileRequest[]
+  /** Bytes of body written by the last answer of its own (how much of a huge one the client took). */
+  readonly sentBytes: number
   /** Echo the token request's form body in a 400, as a careless identity provider might. */
   echoToken: boolean
   /** Pass creates and withdrawals on to the sandbox (which makes the record), then answer 201 with an HTML page instead. */
@@ -75,7 +81,7 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Writes an answer of the hostile gateway's own: at once, huge (streamed as the client reads), or dripping. */
-async function answerOwn(res: import('node:http').ServerResponse, own: OwnAnswer): Promise<void> {
+async function answerOwn(res: import('node:http').ServerResponse, own: OwnAnswer, count: (bytes: number) => void): Promise<void> {
   res.on('error', () => undefined)
   res.writeHead(own.status ?? 200, {'content-type': 'application/json', ...own.headers})
   if (own.bytes !== undefined) {
@@ -85,6 +91,7 @@ async function answerOwn(res: import('node:http').ServerResponse, own: OwnAnswer
     while (left > 0 && !res.destroyed) {
       const part = left >= chunk.length ? chunk : chunk.subarray(0, left)
       left -= part.length
+      count(part.length)
       if (!res.write(part)) await new Promise((resolve) => {
         res.once('drain', resolve)
         res.once('close', resolve)
@@ -108,17 +115,21 @@ async function answerOwn(res: import('node:http').ServerResponse, own: OwnAnswer
 
 export async function startHostileGateway(upstream: string): Promise<HostileGateway> {
   const target = new URL(upstream)
-  const state: {echoToken: boolean; noRecord: boolean; poisonAll: boolean; answer?: HostileGateway['answer']; rewrite?: HostileGateway['rewrite']} = {
+  const state: {echoToken: boolean; noRecord: boolean; poisonAll: boolean; sentBytes: number; answer?: HostileGateway['answer']; rewrite?: HostileGateway['rewrite']} = {
     echoToken: false,
     noRecord: false,
     poisonAll: true,
+    sentBytes: 0,
   }
+  const requests: HostileRequest[] = []
   const server: Server = createServer(async (req, res) => {
     const sent = await body(req)
-    const seen: HostileRequest = {method: req.method ?? 'GET', url: req.url ?? '/', body: sent.toString('utf8')}
+    const seen: HostileRequest = {method: req.method ?? 'GET', url: req.url ?? '/', body: sent.toString('utf8'), authorization: req.headers.authorization}
+    requests.push(seen)
     const own = state.answer?.(seen)
     if (own) {
-      await answerOwn(res, own)
+      state.sentBytes = 0
+      await answerOwn(res, own, (bytes) => (state.sentBytes += bytes))
       return
     }
     if (state.echoToken && req.url === '/auth/token') {
@@ -159,6 +170,10 @@ export async function startHostileGateway(upstream: string): Promise<HostileGate
     },
     set echoToken(value: boolean) {
       state.echoToken = value
+    },
+    requests,
+    get sentBytes() {
+      return state.sentBytes
     },
     get poisonAll() {
       return state.poisonAll
