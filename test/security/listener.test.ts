@@ -56,7 +56,7 @@ describe('webhooks listen relays only what a gateway could have sent', () => {
 
   beforeAll(async () => {
     app = await startApp()
-    run = runListener(['--port', '0', '--forward-to', app.url, '--public-host', 'abc.tunnel.example', '--output', 'ndjson'])
+    run = runListener(['--port', '0', '--forward-to', app.url, '--output', 'ndjson'])
     url = await run.url
     port = new URL(url).port
   })
@@ -90,9 +90,9 @@ describe('webhooks listen relays only what a gateway could have sent', () => {
     expect(app.received.length).toBe(before)
   })
 
-  it('a gateway\'s POST to its own address, a loopback name or the tunnel\'s name is relayed; the sender gets the status, not the app\'s body', async () => {
+  it('a gateway\'s POST to its own address or a loopback name is relayed; the sender gets the status, not the app\'s body', async () => {
     const before = app.received.length
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'abc.tunnel.example', 'ABC.tunnel.example:443']) {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`]) {
       const answer = await send(url, {headers: {host, 'content-type': 'application/json', 'x-notification-id': 'n-1'}, body: NOTIFICATION})
       expect(answer.status, host).toBe(200)
       expect(answer.body).toBe('')
@@ -113,5 +113,21 @@ describe('webhooks listen relays only what a gateway could have sent', () => {
     expect(refused[0].error).toContain('Origin https://evil.example')
     run = runListener(['--port', '0'])
     await run.url
+  })
+
+  it('behind a tunnel, --public-host NAME is accepted as Host too, and only that name', async () => {
+    const tunnel = runListener(['--port', '0', '--forward-to', app.url, '--public-host', 'abc.tunnel.example'])
+    try {
+      const at = await tunnel.url
+      const before = app.received.length
+      for (const host of ['abc.tunnel.example', 'ABC.tunnel.example:443', 'abc.tunnel.example.']) {
+        const answer = await send(at, {headers: {host, 'content-type': 'application/json'}, body: NOTIFICATION})
+        expect(answer.status, host).toBe(200)
+      }
+      expect((await send(at, {headers: {host: 'other.tunnel.example', 'content-type': 'application/json'}, body: NOTIFICATION})).status).toBe(403)
+      expect(app.received.length).toBe(before + 3)
+    } finally {
+      expect((await tunnel.stop()).code).toBe(0)
+    }
   })
 })
