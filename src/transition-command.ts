@@ -37,9 +37,10 @@ export async function sandboxTransition(options: {id: string; action: SandboxAct
   const record = await api.sandboxTransition(id, options.action, amount === undefined ? {} : {amount})
   if (ctx.globals.json) return record
   const {brl} = await import('./render/money.js')
+  const {asciiText} = await import('./output/printable.js')
   const {statusText} = await import('./render/transaction.js')
   const path = record.statusHistory.slice(-3).map((entry) => entry.status)
-  ctx.out(`${ctx.paint('green', '✓')} ${options.action}: transaction ${record.id} is now ${statusText(record.status, ctx.paint)}`)
+  ctx.out(`${ctx.paint('green', '✓')} ${options.action}: transaction ${asciiText(record.id)} is now ${statusText(record.status, ctx.paint)}`)
   ctx.out(`  History ends: ${path.join(' → ')}`)
   if (options.action === 'pay') ctx.out(`  Paid ${brl(record.amountPaid)} · end-to-end ${record.endToEnd}`)
   if (options.action === 'refund') ctx.out(`  Refunded ${brl(record.refundAmount)} · end-to-end ${record.endToEndRefund}`)

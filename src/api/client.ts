@@ -5,7 +5,22 @@ import {describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
 import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
-import {isExpired, needsRenewal, parseTokenResponse, type StoredToken, type TokenStore} from './token.js'
+import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
+
+/** The most a gateway's answer may hold: 16 MiB. A larger one is refused, never read whole. */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024
+
+/** An answer refused for its size: more than the client reads of one. */
+export class AnswerTooLargeError extends UnavailableError {
+  override readonly code = 'ANSWER_TOO_LARGE'
+}
+
+/** "16 MiB", "512 KiB": a size in bytes for people. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
+}
 
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
 
@@ -14,8 +29,10 @@ export interface ClientOptions {
   baseUrl: string
   /** Where the bearer token is cached and renewed. Needed for every call but the token call. */
   tokens?: TokenStore
-  /** Per-request timeout, milliseconds. */
+  /** Per-request timeout, milliseconds: each attempt whole, from connecting to the last byte of the answer. */
   timeoutMs?: number
+  /** The largest answer read, bytes (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number
   /** Receives each HTTP exchange, secrets redacted, one line at a time. */
   trace?: (line: string) => void
   userAgent?: string
@@ -43,7 +60,7 @@ export interface RequestOptions {
   auth?: boolean
   /** How the request is named in errors, e.g. "transaction lookup". */
   context?: string
-  /** How long to wait for the answer of each attempt. */
+  /** How long each attempt may take whole: connecting, the headers and the body. */
   timeoutMs?: number
   /** The overall deadline, retries included (see ClientOptions.deadlineMs). */
   deadlineMs?: number
@@ -89,6 +106,8 @@ export class GatewayClient {
   private agent?: Agent
   private retrying?: Dispatcher
   private readonly known = new Set<string>()
+  /** A token that serves this command only (the gateway gave it no usable lifetime): never stored. */
+  private held?: StoredToken
 
   constructor(options: ClientOptions) {
     this.options = options
@@ -139,6 +158,12 @@ export class GatewayClient {
     try {
       token = parseTokenResponse(response.body, {clientId: credentials.clientId, baseUrl: this.baseUrl})
     } catch (error) {
+      if (error instanceof TokenTypeError) {
+        throw new AuthError(`${error.message}: it was neither stored nor sent`, {
+          status: response.status,
+          hint: 'This client sends bearer tokens only; ask the gateway for a Bearer token.',
+        })
+      }
       throw new UnavailableError(`the token answer is unusable: ${(error as Error).message}`, {status: response.status})
     }
     this.known.add(token.accessToken)
@@ -160,11 +185,13 @@ export class GatewayClient {
       token.accessToken !== stale &&
       token.baseUrl === this.baseUrl &&
       (!credentials || credentials.clientId === token.clientId)
+    // A token without a usable lifetime serves the command that got it, until the gateway refuses it.
+    if (ours(this.held)) return this.held
     const cached = await store.read()
-    if (ours(cached) && !needsRenewal(cached)) return this.remember(cached)
+    if (ours(cached) && !cached.commandOnly && !needsRenewal(cached)) return this.remember(cached)
     return store.locked(async () => {
       const current = await store.read()
-      if (ours(current) && !needsRenewal(current)) return this.remember(current)
+      if (ours(current) && !current.commandOnly && !needsRenewal(current)) return this.remember(current)
       if (!credentials) {
         throw new AuthError(`not logged in: no client credentials are stored for ${store.profile === undefined ? 'this profile' : `profile "${store.profile}"`}`, {
           hint: 'Run `gateway login`, or set GATEWAY_CLIENT_ID and GATEWAY_CLIENT_SECRET.',
@@ -177,6 +204,10 @@ export class GatewayClient {
         // The gateway is down but the cached token still works: use it rather than fail.
         if (error instanceof UnavailableError && ours(current) && !isExpired(current, Date.now() + 5000)) return this.remember(current)
         throw error
+      }
+      if (token.commandOnly) {
+        this.held = token
+        return token
       }
       await store.write(token)
       return token
@@ -259,6 +290,13 @@ export class GatewayClient {
       describe: ({status, error}) => (status === undefined ? describeNetworkError(error) : String(status)),
     })
     const started = performance.now()
+    // When the current attempt began: the timeout bounds each attempt whole, its body included.
+    let attemptStarted = started
+    const retry = (error: Error, context: unknown, callback: (error?: Error | null) => void) =>
+      policy.callback(error, context, (outcome) => {
+        if (!outcome) attemptStarted = performance.now()
+        callback(outcome)
+      })
     if (this.trace) {
       this.emit(`> ${method} ${url.href}`)
       for (const [name, value] of Object.entries(headers)) this.emit(`> ${name}: ${redactHeader(name, value)}`)
@@ -277,12 +315,16 @@ export class GatewayClient {
         bodyTimeout: timeoutMs,
         // Each attempt has its timeout (above); the signal bounds them all, waits included.
         signal: AbortSignal.timeout(deadlineMs),
-        ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry: policy.callback}}),
+        ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry}}),
       } as Parameters<typeof request>[1])
       status = response.statusCode
       responseHeaders = response.headers
-      text = await response.body.text()
+      text = await this.readBody(response, {timeoutMs, left: timeoutMs - (performance.now() - attemptStarted), context})
     } catch (error) {
+      if (error instanceof AnswerTooLargeError) {
+        this.emit(`< refused after ${Math.round(performance.now() - started)} ms: ${error.message}`)
+        throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
+      }
       const reason = describeNetworkError(error)
       this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
       const code = errorCode(error)
@@ -320,6 +362,43 @@ export class GatewayClient {
       throw this.finalError(error.constructor as ErrorClass, error.message, errorOptions(error), policy, options)
     }
     return {status, headers: responseHeaders, body: parsed as T, attempts: policy.attempts}
+  }
+
+  /**
+   * The answer's body as text, read as it arrives: refused (and the connection dropped) as soon as
+   * it is larger than the client reads, or when the attempt's timeout runs out before its last byte.
+   */
+  private async readBody(
+    response: {headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & {destroy(error?: Error): unknown}},
+    limits: {timeoutMs: number; left: number; context: string},
+  ): Promise<string> {
+    const max = this.options.maxBodyBytes ?? MAX_BODY_BYTES
+    const tooLarge = () =>
+      new AnswerTooLargeError(`the gateway's answer is larger than ${sizeText(max)} (${limits.context}): it was not read`, {retryable: true})
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > max) {
+      response.body.destroy()
+      throw tooLarge()
+    }
+    const timedOut = Object.assign(new Error(`the answer did not arrive in full within ${limits.timeoutMs} ms`), {code: 'UND_ERR_BODY_TIMEOUT'})
+    const timer = setTimeout(() => response.body.destroy(timedOut), Math.max(0, limits.left))
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of response.body) {
+        size += chunk.length
+        if (size > max) {
+          response.body.destroy()
+          throw tooLarge()
+        }
+        chunks.push(chunk)
+      }
+    } catch (error) {
+      throw error instanceof AnswerTooLargeError ? error : timedOutOr(error, timedOut)
+    } finally {
+      clearTimeout(timer)
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
   }
 
   /**
@@ -380,6 +459,16 @@ function errorOptions(error: GatewayError): GatewayErrorOptions {
     cause: error.cause,
     notSent: error.notSent,
   }
+}
+
+/** The timeout's own error when the body was cut off by it (undici may wrap or replace it). */
+function timedOutOr(error: unknown, timedOut: Error): unknown {
+  let current: unknown = error
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    if (current === timedOut) return timedOut
+    current = (current as {cause?: unknown}).cause
+  }
+  return error
 }
 
 function detail(error: GatewayError): string {

@@ -1,10 +1,38 @@
 import {isReplay, type GatewayClient, type QueryValue} from './client.js'
-import {NoRecordError} from './errors.js'
+import {NoRecordError, UnavailableError} from './errors.js'
+import {
+  contractProblem,
+  createTransactionAnswerSchema,
+  depositPageAnswerSchema,
+  transactionAnswerSchema,
+  withdrawAnswerSchema,
+} from '../schemas/records.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
 import type {CreateTransactionResponse, DepositPage, PixResponse, Transaction, WithdrawResponse} from './types.js'
+
+/**
+ * A 2xx whose body is not the record it answers for (a required field of the reference missing or
+ * of the wrong type): the gateway failed, whatever its status said.
+ */
+export class NotTheRecordError extends UnavailableError {
+  override readonly code: string = 'NOT_THE_RECORD'
+}
+
+type Contract = {schema: Parameters<typeof contractProblem>[0]; what: string}
+const TRANSACTION: Contract = {schema: transactionAnswerSchema, what: 'a transaction'}
+const DEPOSIT_PAGE: Contract = {schema: depositPageAnswerSchema, what: 'a page of deposits'}
+const CREATED: Contract = {schema: createTransactionAnswerSchema, what: 'a transaction'}
+const WITHDRAWAL: Contract = {schema: withdrawAnswerSchema, what: 'a withdrawal'}
+
+/** The answer, when it holds to its contract; a NotTheRecordError saying what failed otherwise. */
+function checked<T>(body: unknown, contract: Contract, context: string, status: number): T {
+  const problem = contractProblem(contract.schema, body)
+  if (problem === undefined) return body as T
+  throw new NotTheRecordError(`the gateway answered something that is not ${contract.what} (${context}: ${status}, ${problem})`, {status, body})
+}
 
 /** The withdraw path when the profile and the environment name no other: the reference does not show it. */
 export const DEFAULT_WITHDRAW_PATH = '/core/withdraw'
@@ -54,7 +82,7 @@ export class GatewayApi {
    * under that key, and reads the answer: a 2xx without the record (not a JSON object, or without
    * its `id`) is not success, since the request may have been carried out all the same.
    */
-  async postRecord<T extends {id: string}>(path: string, body: {idempotencyKey?: string}, context: string): Promise<Idempotent<T>> {
+  async postRecord<T extends {id: string}>(path: string, body: {idempotencyKey?: string}, context: string, contract?: Contract): Promise<Idempotent<T>> {
     const {body: answer, headers, status} = await this.client.request<unknown>('POST', path, {json: body, idempotencyKey: body.idempotencyKey, context})
     if (answer === null || typeof answer !== 'object' || Array.isArray(answer) || typeof (answer as {id?: unknown}).id !== 'string' || !(answer as {id: string}).id) {
       const shape = answer === undefined ? 'an empty body' : typeof answer === 'string' ? 'a body that is not JSON' : 'JSON without the record\'s id'
@@ -65,24 +93,31 @@ export class GatewayApi {
         idempotencyKey: body.idempotencyKey,
       })
     }
+    const expected = contract ?? (path === TRANSACTION_PATH ? CREATED : WITHDRAWAL)
+    const problem = contractProblem(expected.schema, answer)
+    if (problem !== undefined) {
+      // Not success: the request may have been carried out all the same, so the entry stays pending.
+      throw new NoRecordError(`the gateway answered something that is not ${expected.what} (${context}: ${status}, ${problem}); the outcome is unknown${body.idempotencyKey ? `, idempotency key ${body.idempotencyKey}: send the request again with it to retry safely` : ''}`, {
+        status,
+        body: answer,
+        retryable: true,
+        idempotencyKey: body.idempotencyKey,
+      })
+    }
     return {body: answer as T, replayed: isReplay(headers)}
   }
 
   async getTransaction(id: string, options: {timeoutMs?: number} = {}): Promise<Transaction> {
-    const {body} = await this.client.request<Transaction>('GET', TRANSACTION_LOOKUP.replace('{id}', encodeURIComponent(id)), {
-      context: `looking up transaction ${id}`,
-      timeoutMs: options.timeoutMs,
-    })
-    return body
+    const context = `looking up transaction ${id}`
+    const {body, status} = await this.client.request<unknown>('GET', TRANSACTION_LOOKUP.replace('{id}', encodeURIComponent(id)), {context, timeoutMs: options.timeoutMs})
+    return checked<Transaction>(body, TRANSACTION, context, status)
   }
 
   /** GET /core/deposit: arrays go as repeated keys (status=PAID&status=REFUNDED). */
   async listDeposits(query: DepositListQuery): Promise<DepositPage> {
-    const {body} = await this.client.request<DepositPage>('GET', '/core/deposit', {
-      query: query as Record<string, QueryValue>,
-      context: 'listing deposits',
-    })
-    return body
+    const context = query.page === undefined ? 'listing deposits' : `listing deposits, page ${query.page}`
+    const {body, status} = await this.client.request<unknown>('GET', '/core/deposit', {query: query as Record<string, QueryValue>, context})
+    return checked<DepositPage>(body, DEPOSIT_PAGE, context, status)
   }
 
   /** POST {withdraw path} (default /core/withdraw): a PIX withdrawal, and whether it was a replay. */
@@ -97,19 +132,14 @@ export class GatewayApi {
 
   /** Sandbox only: moves a transaction through its life (pay, refund, infraction, block, fail). */
   async sandboxTransition(id: string, action: SandboxAction, body: {amount?: number} = {}): Promise<Transaction> {
-    const {body: record} = await this.client.request<Transaction>('POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`, {
-      json: body,
-      context: `sandbox ${action} of ${id}`,
-    })
-    return record
+    const context = `sandbox ${action} of ${id}`
+    const {body: record, status} = await this.client.request<unknown>('POST', `/_sandbox/transactions/${encodeURIComponent(id)}/${action}`, {json: body, context})
+    return checked<Transaction>(record, TRANSACTION, context, status)
   }
 
   /** Sandbox only: a deposit received through a PIX key. */
   async sandboxDeposit(body: {amount: number; status?: string}): Promise<Transaction & {depositOrigin: string}> {
-    const {body: record} = await this.client.request<Transaction & {depositOrigin: string}>('POST', '/_sandbox/deposits', {
-      json: body,
-      context: 'sandbox deposit',
-    })
-    return record
+    const {body: record, status} = await this.client.request<unknown>('POST', '/_sandbox/deposits', {json: body, context: 'sandbox deposit'})
+    return checked<Transaction & {depositOrigin: string}>(record, TRANSACTION, 'sandbox deposit', status)
   }
 }

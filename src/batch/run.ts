@@ -548,10 +548,10 @@ function tableColumns<B extends RowBody>(spec: BatchCommand<B>): Column<RowResul
   return [
     {header: 'Line', value: (result) => String(result.line), align: 'right'},
     {header: 'External code', value: (result) => result.externalCode ?? '', priority: 3, maxWidth: 24},
-    {header: 'Idempotency key', value: (result) => result.idempotencyKey, priority: 4},
+    {header: 'Idempotency key', value: (result) => result.idempotencyKey, priority: 4, ascii: true},
     ...(spec.columns ?? []),
     {header: 'Amount', value: (result) => brl(result.amount), align: 'right', priority: 1},
-    {header: 'ID', value: (result) => result.id ?? '', whole: true},
+    {header: 'ID', value: (result) => result.id ?? '', whole: true, ascii: true},
     {header: 'Status or error', value: outcome, maxWidth: 70},
     {header: 'Replayed', value: (result) => (result.replayed ? 'yes' : ''), priority: 2},
   ]

@@ -3,6 +3,7 @@ import type {Readable, Writable} from 'node:stream'
 import type {GatewayApi} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
 import type {ProfileStore} from '../api/store.js'
+import {printable} from '../output/printable.js'
 import {detectTerminal, jsonText, painter, terminalText, type Paint, type Terminal, type TtyFacts} from './terminal.js'
 
 /** The streams a command talks through, and what the terminal behind them allows. */
@@ -82,14 +83,17 @@ export class CommandContext {
     this.paint = painter(options.io.color)
   }
 
-  /** Lines for a person on stdout: any control character in them but the CLI's own colours is shown as an escape. */
+  /**
+   * Lines for a person on stdout, composed by the CLI with every outside value escaped by
+   * `printable`: any control character left is shown as an escape, and the painter's colour is added.
+   */
   out(text = ''): void {
-    this.io.stdout.write(`${terminalText(text, {lines: true})}\n`)
+    this.io.stdout.write(`${terminalText(text, {lines: true, color: this.io.color})}\n`)
   }
 
   /** Notes, progress and warnings: stderr, so stdout stays data only; escaped as out() is. */
   note(text: string): void {
-    this.io.stderr.write(`${terminalText(text, {lines: true})}\n`)
+    this.io.stderr.write(`${terminalText(text, {lines: true, color: this.io.color})}\n`)
   }
 
   /** One JSON document on stdout. */
@@ -99,7 +103,7 @@ export class CommandContext {
 
   /** The trace sink of --debug, or none. */
   get trace(): ((line: string) => void) | undefined {
-    return this.globals.debug ? (line) => this.io.stderr.write(`${terminalText(line)}\n`) : undefined
+    return this.globals.debug ? (line) => this.io.stderr.write(`${printable(line)}\n`) : undefined
   }
 
   /**

@@ -1,4 +1,4 @@
-import {printableText} from '../output/printable.js'
+import {escapeChar, printable, UNSAFE_CHARS} from '../output/printable.js'
 
 /** What the terminal allows: colour, spinners and prompts only for a person at a TTY. */
 export interface Terminal {
@@ -37,20 +37,64 @@ export function detectTerminal(facts: TtyFacts, env: NodeJS.ProcessEnv): Termina
   }
 }
 
-const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39]} as const
-export type Style = keyof typeof codes
+const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], grey: [90, 39]} as const
+export type Style = Exclude<keyof typeof codes, 'grey'>
 export type Paint = (style: Style, text: string) => string
 
-/** The painter's own sequences (and the grey of table borders), and no others: what a view keeps when it escapes outside text. */
-export const PAINT_SEQUENCE = new RegExp(`\u001B\\[(?:${[...new Set([...Object.values(codes).flat(), 90])].join('|')})m`, 'g')
+/**
+ * How colour travels from the painter to the terminal. The painter never writes an escape
+ * sequence into the text it composes: it writes one of these marks, C1 characters of the
+ * private-use rows that take no width in a table. Outside text cannot hold them by the time it is
+ * composed (`printable` escapes every C1 character), and the writers (`terminalText`) escape every
+ * control character first and only then turn the marks into the SGR sequences, or drop them when
+ * colour is off. So no sequence from outside ever reaches the terminal, whatever it holds.
+ */
+const SGR: number[] = [...new Set<number>(Object.values(codes).flat())].sort((a, b) => a - b)
+const MARK_BASE = 0x80
+const markOf = (code: number) => String.fromCharCode(MARK_BASE + SGR.indexOf(code))
+const MARKS = new RegExp(`[${markOf(SGR[0])}-${markOf(SGR.at(-1)!)}]`)
 
-/** A line (or lines) of the CLI's own making for the terminal: its colours stay, any other control character is escaped. */
-export const terminalText = (text: string, options: {lines?: boolean} = {}) => printableText(text, PAINT_SEQUENCE, options)
+/** The painter's mark for a style, as a table's borders and headers use it. */
+export function mark(style: keyof typeof codes, text: string): string {
+  return `${markOf(codes[style][0])}${printable(text)}${markOf(codes[style][1])}`
+}
 
-/** Styles text when colour is on, and leaves it as is otherwise. */
+/**
+ * A text the CLI composed (outside values in it already escaped by `printable`) as the terminal
+ * gets it: every control or invisible character is shown as an escape, line breaks too unless
+ * `lines`, except the painter's marks, which become colour when `color` is on (with colour off
+ * the painter writes none, so any there came from outside and is escaped like the rest).
+ */
+export function terminalText(text: string, options: {lines?: boolean; color?: boolean} = {}): string {
+  return String(text).replace(UNSAFE_CHARS, (char) => {
+    if (char === '\n' && options.lines) return char
+    if (options.color && MARKS.test(char)) return `\u001B[${SGR[char.charCodeAt(0) - MARK_BASE]}m`
+    return escapeChar(char)
+  })
+}
+
+/**
+ * A part the CLI composed from painted pieces and escaped values: every control or invisible
+ * character is shown as an escape but the painter's marks, which stay for the writer to turn into
+ * colour. Outside values are escaped by `printable` before they get here.
+ */
+export function composedText(text: string): string {
+  return String(text).replace(UNSAFE_CHARS, (char) => (MARKS.test(char) ? char : escapeChar(char)))
+}
+
+/**
+ * The colour sequences a library (cli-table3) wrote into a text whose cells were escaped first, so
+ * every raw sequence in it is the library's: each becomes the painter's mark, and any other is dropped.
+ */
+export function marksOf(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001B\[(\d+)m/g, (_, code: string) => (SGR.includes(Number(code)) ? markOf(Number(code)) : ''))
+}
+
+/** Styles text when colour is on, and leaves it as is otherwise; either way the text is escaped first. */
 export function painter(enabled: boolean): Paint {
-  // What is painted is shown, never obeyed: a value painted for emphasis cannot carry controls.
-  return (style, text) => (enabled ? `\u001B[${codes[style][0]}m${terminalText(text)}\u001B[${codes[style][1]}m` : terminalText(text))
+  // What is painted is shown, never obeyed: the text is escaped, then the colour added around it.
+  return (style, text) => (enabled ? mark(style, text) : printable(text))
 }
 
 export function jsonText(value: unknown): string {

@@ -4,6 +4,7 @@ import {checkBaseUrl, checkEndpointPath, DEFAULT_BASE_URL} from '../api/base-url
 import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
+import {printable} from '../output/printable.js'
 import {loginLines, loginView, type LoginView} from '../render/auth.js'
 
 export interface LoginOptions {
@@ -35,11 +36,15 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
   try {
     const {withSpinner} = await import('../output/spinner.js')
     const token = await withSpinner(ctx.io, `Logging in to ${baseUrl}`, () => client.fetchToken({clientId: clientId!, clientSecret}))
-    await store.saveLogin(profile, {baseUrl, clientId, ...(withdrawPath === undefined ? {} : {withdrawPath})}, clientSecret, token)
+    // What cannot be shown is not saved: the view is made first, and any failure leaves the profile as it was.
     const view = loginView(profile, token)
+    const lines = loginLines(view, ctx.paint)
+    await store.saveLogin(profile, {baseUrl, clientId, ...(withdrawPath === undefined ? {} : {withdrawPath})}, clientSecret, token)
+    // A token without a usable lifetime served this login only: the next command asks for its own.
+    if (token.commandOnly) await store.locked(() => store.setToken(profile, undefined))
     if (!ctx.globals.json) {
-      ctx.out(`${ctx.paint('green', '✓')} Logged in to ${baseUrl} as ${clientId}`)
-      for (const line of loginLines(view, ctx.paint)) ctx.out(line)
+      ctx.out(`${ctx.paint('green', '✓')} Logged in to ${printable(baseUrl)} as ${printable(clientId)}`)
+      for (const line of lines) ctx.out(line)
     }
     return view
   } finally {

@@ -6,20 +6,27 @@ import {writeText} from './write.js'
 
 /**
  * CSV for spreadsheets and scripts, written by csv-stringify: a fixed header, RFC 4180 (CRLF
- * between records; a value holding a comma, a quote or a line break in quotes, its quotes
- * doubled), and values defused for spreadsheets.
+ * between records; a value holding a comma, a semicolon, a quote or a line break in quotes, its
+ * quotes doubled), and values defused for spreadsheets. The semicolon is quoted too because it is
+ * the list separator of pt-BR spreadsheets, which split an unquoted `Ana;+1+1` into two cells.
  *
  * Defusing: a spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (and, in some, a tab
  * or a carriage return) as a formula, so a payer's name such as `=HYPERLINK(...)` would run on
- * the operator's machine. Every such text value gets a leading `'`, which spreadsheets read as
+ * the operator's machine. The same holds after leading whitespace (space, tab, CR, LF, NBSP),
+ * which spreadsheets trim, after a `;` (where a pt-BR spreadsheet starts a new cell), and for the
+ * full-width `＝`. Every such text value gets a leading `'`, which spreadsheets read as
  * "this is text" and do not show. Numbers are written as numbers and never defused: a number the
  * program holds cannot carry a formula, and amounts (integer cents, never negative) must stay
  * numbers. A text that merely looks like a negative number ("-5") is defused all the same:
  * telling a harmless one from "-1+cmd|..." is exactly the parsing an attacker plays with.
  */
 
-/** The characters that start a formula in Excel, LibreOffice or Google Sheets. */
-const FORMULA_START = /^[=+\-@\t\r]/
+/**
+ * Where a formula may start in Excel, LibreOffice or Google Sheets: `=`, `+`, `-`, `@` or `＝` at the
+ * start of the value or of a `;`-separated part, after any leading whitespace; or a tab or a
+ * carriage return first.
+ */
+const FORMULA_START = /^[\t\r]|(?:^|;)[ \t\r\n\u00a0]*[=+\-@\uff1d]/
 
 /** A text as a spreadsheet must see it: with a leading `'` when it would start a formula. */
 export function defuseCell(text: string): string {
@@ -47,8 +54,9 @@ function stringifyOptions(defuse: boolean): Options {
   const text = defuse ? defuseCell : (value: string) => value
   return {
     record_delimiter: 'windows',
-    // csv-stringify quotes a value holding the record delimiter (CRLF), not a lone CR or LF.
-    quoted_match: /[\r\n]/,
+    // csv-stringify quotes a value holding the comma, a quote or the record delimiter (CRLF); a lone
+    // CR or LF, and the semicolon of pt-BR spreadsheets, are quoted here.
+    quoted_match: /[\r\n;]/,
     cast: {
       string: (value) => text(value),
       number: (value) => (Number.isFinite(value) ? String(value) : ''),

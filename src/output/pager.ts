@@ -27,7 +27,7 @@ export async function page<P extends PagerPage>(ctx: CommandContext, first: P, o
   const draw = async (notice = '') => {
     const body = await options.render(current)
     const help = ctx.paint('dim', '[n] next  [p] previous  [q] quit')
-    ctx.io.stdout.write(`${CLEAR}${terminalText(`${body}${options.status(current)}  ${help}${notice ? `  ${notice}` : ''}`, {lines: true})}\n`)
+    ctx.io.stdout.write(`${CLEAR}${terminalText(`${body}${options.status(current)}  ${help}${notice ? `  ${notice}` : ''}`, {lines: true, color: ctx.io.color})}\n`)
   }
   // The first page is drawn once the terminal is in raw mode: a key pressed as soon as it shows
   // (Ctrl-C included) is then read as a key, never left to the terminal's own signals.

@@ -34,12 +34,12 @@ export function statusLine(io: IO): StatusLine {
   }
   return {
     set(value) {
-      text = terminalText(value)
+      text = terminalText(value, {color: io.color})
       draw()
     },
     note(value) {
       clear()
-      io.stderr.write(`${terminalText(value)}\n`)
+      io.stderr.write(`${terminalText(value, {color: io.color})}\n`)
       draw()
     },
     async wait(ms, sleep, tick) {

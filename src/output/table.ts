@@ -1,4 +1,5 @@
-import {terminalText, type Terminal} from '../cli/terminal.js'
+import {marksOf, type Terminal} from '../cli/terminal.js'
+import {asciiText, printable} from './printable.js'
 
 export interface Column<T> {
   header: string
@@ -15,6 +16,8 @@ export interface Column<T> {
   whole?: boolean
   /** A shorter value, never cut, for a terminal too narrow for the full one (a time shown as its date alone). */
   compact?: (row: T) => string
+  /** The value's documented form is ASCII (an id, a status, a code, a date): any other character is shown escaped. */
+  ascii?: boolean
 }
 
 export interface RenderedTable {
@@ -46,7 +49,8 @@ function cut(text: string, width: number): string {
 export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick<Terminal, 'columns' | 'color'>): Promise<RenderedTable> {
   const {default: Table} = await import('cli-table3')
   // Outside text is shown, never obeyed; escaped before it is measured, so the columns line up.
-  const cells = rows.map((row) => columns.map((column) => terminalText(column.value(row))))
+  const shown = (column: Column<T>, value: string) => (column.ascii ? asciiText(value) : printable(value))
+  const cells = rows.map((row) => columns.map((column) => shown(column, column.value(row))))
   const naturalOf = (index: number) => Math.max(columns[index].header.length, ...cells.map((row) => row[index].length))
   const natural = columns.map((_, index) => naturalOf(index))
   const widths = natural.map((width, index) => (columns[index].whole ? width : Math.min(columns[index].maxWidth ?? Infinity, width)))
@@ -66,7 +70,7 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick
     if (total() <= term.columns) break
     if (!keep[index] || !column.compact) continue
     compacted[index] = true
-    for (const [row, value] of rows.entries()) cells[row][index] = terminalText(column.compact(value))
+    for (const [row, value] of rows.entries()) cells[row][index] = shown(column, column.compact(value))
     widths[index] = naturalOf(index)
   }
   // 3. Narrow the widest column that may be cut (never a whole or compacted one), a character at a time, down to 6.
@@ -93,7 +97,9 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick
   })
   for (const row of cells) table.push(indexes.map((index) => cut(row[index], widths[index])))
   return {
-    text: table.toString(),
+    // The cells were escaped, so every colour sequence in the drawing is cli-table3's own: it
+    // becomes the painter's mark, turned into colour (or not) when the text is written.
+    text: marksOf(table.toString()),
     dropped: columns.filter((_, index) => !keep[index]).map((column) => column.header),
     compacted: columns.filter((_, index) => keep[index] && compacted[index]).map((column) => column.header),
   }

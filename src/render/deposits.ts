@@ -10,18 +10,19 @@ import {brl} from './money.js'
  */
 export function depositColumns(zone?: string): Column<Deposit>[] {
   return [
-    {header: 'ID', value: (row) => row.id, whole: true},
+    {header: 'ID', value: (row) => row.id, whole: true, ascii: true},
     {
       header: 'Created',
       value: (row) => localTime(row.createdAt, zone, {seconds: false}),
       compact: (row) => localTime(row.createdAt, zone, {seconds: false}).split(' ')[0],
+      ascii: true,
     },
-    {header: 'Status', value: (row) => row.status},
-    {header: 'Origin', value: (row) => row.depositOrigin ?? '', priority: 3},
+    {header: 'Status', value: (row) => row.status, ascii: true},
+    {header: 'Origin', value: (row) => row.depositOrigin ?? '', priority: 3, ascii: true},
     {header: 'Amount', value: (row) => brl(row.amount), align: 'right', whole: true},
     {header: 'Paid', value: (row) => (row.amountPaid === undefined ? '' : brl(row.amountPaid)), align: 'right', priority: 2, whole: true},
     {header: 'Payer', value: (row) => row.payer?.name ?? '', priority: 4, maxWidth: 24},
-    {header: 'End-to-end', value: (row) => row.endToEnd ?? '', priority: 5},
+    {header: 'End-to-end', value: (row) => row.endToEnd ?? '', priority: 5, ascii: true},
   ]
 }
 

@@ -15,9 +15,9 @@ const statusText = (line: SummaryLine) => (line.kind === 'status' ? line.status 
  */
 export function summaryColumns(): Column<SummaryLine>[] {
   return [
-    {header: 'Day', value: dayText, whole: true},
+    {header: 'Day', value: dayText, whole: true, ascii: true},
     // A status may be narrowed (cut with …) before any amount or day is.
-    {header: 'Status', value: statusText},
+    {header: 'Status', value: statusText, ascii: true},
     {header: 'Count', value: (line) => String(line.count), align: 'right', whole: true},
     {header: 'Amount', value: (line) => brl(line.amount), align: 'right', whole: true},
     {header: 'Paid', value: (line) => brl(line.amountPaid), align: 'right', whole: true},

@@ -1,5 +1,5 @@
 import type {Paint} from '../cli/terminal.js'
-import {printable} from '../output/printable.js'
+import {asciiText, printable} from '../output/printable.js'
 import {localTime} from '../output/time.js'
 import type {ListenerEvent} from '../webhooks/listener.js'
 
@@ -8,8 +8,11 @@ function clock(iso: string, zone?: string): string {
   return localTime(iso, zone).split(' ')[1] ?? iso
 }
 
-/** A sender's value, or a stand-in: on one line, controls escaped (the sender is anyone who can reach the port). */
-const or = (value: string | undefined, fallback = '-') => (value ? printable(value) : fallback)
+/**
+ * A sender's value, or a stand-in, on one line (the sender is anyone who can reach the port): its
+ * documented form is ASCII (an id, a kind, a status), so any other character is shown escaped.
+ */
+const id = (value: string | undefined, fallback = '-') => (value ? asciiText(value) : fallback)
 
 /**
  * One line for a person per listener event: when, which notification, and what happened.
@@ -19,21 +22,22 @@ const or = (value: string | undefined, fallback = '-') => (value ? printable(val
 export function eventLine(event: ListenerEvent, paint: Paint, zone?: string): string {
   const time = paint('dim', clock(event.at, zone))
   if (event.type === 'received') {
-    const parts = [time, or(event.id, '(no id)'), or(event.kind), paint('bold', or(event.recordStatus)), `[${or(event.status)}]`, `ref ${or(event.referenceId)}`]
+    const parts = [time, id(event.id, '(no id)'), id(event.kind), paint('bold', id(event.recordStatus)), `[${id(event.status)}]`, `ref ${id(event.referenceId)}`]
     if (event.originalUrl) parts.push(`for ${printable(event.originalUrl)}`)
     if (event.method !== 'POST') parts.push(`(${printable(event.method)} ${printable(event.path)})`)
     return parts.join('  ')
   }
   if (event.type === 'forwarded') {
     const ok = event.status >= 200 && event.status < 300
-    return [time, or(event.id, '(no id)'), `${paint(ok ? 'green' : 'yellow', `→ ${event.status}`)} from ${event.target} (${event.durationMs} ms)`].join('  ')
+    return [time, id(event.id, '(no id)'), `${paint(ok ? 'green' : 'yellow', `→ ${event.status}`)} from ${printable(event.target)} (${event.durationMs} ms)`].join('  ')
   }
   const answered = event.answered === undefined ? '' : `; answered ${event.answered}`
   const where = {
-    forward: `could not forward to ${event.target ?? 'the app'}`,
+    forward: `could not forward to ${event.target === undefined ? 'the app' : printable(event.target)}`,
     request: 'bad request',
     answer: 'could not answer the sender',
     server: 'listener error',
+    refused: 'refused, not relayed',
   }[event.stage]
-  return [time, or(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${printable(event.error)}${answered}`].join('  ')
+  return [time, id(event.id, '(no id)'), `${paint('red', '✗')} ${where}: ${printable(event.error)}${answered}`].join('  ')
 }

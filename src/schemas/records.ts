@@ -124,3 +124,32 @@ export const createTransactionResponseSchema = z.object({
   status: z.string(),
   pixResponse: pixResponseSchema.optional(),
 })
+
+/**
+ * The same contracts as the CLI reads an answer: the fields the reference requires must be there
+ * with their types, while unknown fields are kept and an enum value the reference does not list
+ * (a new payment method, origin or holder type) is read as text. An answer that fails is not the
+ * record it claims to be.
+ */
+const holderAnswerSchema = accountHolderSchema.extend({type: z.string()})
+const answerFields = {paymentMethod: z.string(), payer: holderAnswerSchema.optional(), receiver: holderAnswerSchema.optional()}
+
+export const transactionAnswerSchema = transactionSchema.extend(answerFields)
+export const depositAnswerSchema = depositSchema.extend({...answerFields, depositOrigin: z.string()})
+export const depositPageAnswerSchema = depositPageSchema.extend({data: z.array(depositAnswerSchema)})
+export const createTransactionAnswerSchema = createTransactionResponseSchema.extend({type: z.string()})
+export const withdrawAnswerSchema = z.object({id: z.string(), externalCode: z.string().optional(), amount: z.number(), status: z.string()})
+
+/** The first reason an answer fails its contract, in a few words: "amount: expected number, got string". */
+export function contractProblem(schema: z.ZodType, value: unknown): string | undefined {
+  const result = schema.safeParse(value)
+  if (result.success) return undefined
+  const issue = result.error.issues[0]
+  const path = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : ''
+  const got = (() => {
+    let current: unknown = value
+    for (const key of issue.path) current = current && typeof current === 'object' ? (current as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined
+    return current === undefined ? 'missing' : current === null ? 'null' : Array.isArray(current) ? 'an array' : typeof current
+  })()
+  return `${path}${issue.code === 'invalid_type' ? `expected ${(issue as {expected?: string}).expected}, got ${got}` : issue.message}`
+}

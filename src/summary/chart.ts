@@ -1,6 +1,7 @@
 import {PNG} from 'pngjs'
 
 import {brl} from '../render/money.js'
+import {mark} from '../cli/terminal.js'
 
 /**
  * The daily paid amount as a horizontal bar chart: lines of text with Unicode block characters
@@ -45,8 +46,6 @@ export function calendarDays(days: readonly ChartDay[]): ChartDay[] {
 /** Partial blocks from one eighth to seven eighths of a cell; a full cell is █. */
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉']
 const FULL = '█'
-const GREEN = '\u001B[32m'
-const RESET_COLOUR = '\u001B[39m'
 
 export interface TerminalChartOptions {
   /** Columns the lines must fit in (e.g. the terminal's width). */
@@ -97,7 +96,7 @@ export function terminalBarChart(days: readonly ChartDay[], options: TerminalCha
     let bar = blockBar(eighths, cells)
     if (colour && eighths > 0) {
       const drawn = bar.trimEnd()
-      bar = `${GREEN}${drawn}${RESET_COLOUR}${bar.slice(drawn.length)}`
+      bar = `${mark('green', drawn)}${bar.slice(drawn.length)}`
     }
     const line = showAmounts ? `${labels[index]} ${bar} ${amounts[index].padStart(amountWidth)}` : `${labels[index]} ${bar}`.trimEnd()
     return colour ? line : line.slice(0, width)

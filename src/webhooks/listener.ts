@@ -1,6 +1,9 @@
 import {EventEmitter} from 'node:events'
 import {createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {networkInterfaces} from 'node:os'
+
+import {isLoopbackHost} from '../api/base-url.js'
 
 import {describeNetworkError} from '../api/network.js'
 import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
@@ -46,8 +49,11 @@ export interface FailedEvent {
   type: 'failed'
   at: string
   id?: string
-  /** Where it failed: reaching the app, reading the request, answering the sender, or the server itself. */
-  stage: 'forward' | 'request' | 'answer' | 'server'
+  /**
+   * Where it failed: reaching the app, reading the request, answering the sender, the server itself,
+   * or refused as a request no gateway sends (another method, another Host, a browser's Origin).
+   */
+  stage: 'forward' | 'request' | 'answer' | 'server' | 'refused'
   error: string
   /** The status the sender was answered with, when it was answered. */
   answered?: number
@@ -65,6 +71,8 @@ export interface ListenerOptions {
   forwardTo?: string
   /** How long the app may take to answer (default 4 s, under the sender's own delivery timeout). */
   forwardTimeoutMs?: number
+  /** The name a tunnel in front of the listener sends as Host (e.g. abc.ngrok.app): accepted besides the listener's own. */
+  publicHost?: string
   now?: () => number
 }
 
@@ -109,6 +117,31 @@ export function summarize(headers: Record<string, string>, body: unknown): Notif
     tags: Array.isArray(record.tags) ? record.tags.filter((tag): tag is string => typeof tag === 'string') : undefined,
     createdAt: text(record.createdAt),
     originalUrl: text(headers[NOTIFICATION_HEADERS.originalUrl]),
+  }
+}
+
+/**
+ * Which Host values name a listener at this address: its own address and port; when it listens on
+ * loopback or on every address, the loopback names (localhost, 127.x.x.x, [::1]) with its port, and
+ * with every address also this machine's interface addresses; and the tunnel's name on any port.
+ */
+function ownHosts(address: AddressInfo, publicHost?: string): (host: string | undefined) => boolean {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::'
+  const loopback = wildcard || isLoopbackHost(address.address)
+  const own = new Set([address.address.toLowerCase()])
+  if (wildcard) {
+    for (const list of Object.values(networkInterfaces())) for (const item of list ?? []) own.add(item.address.toLowerCase())
+  }
+  const tunnel = publicHost?.toLowerCase().replace(/\.$/, '')
+  return (host) => {
+    if (!host) return false
+    const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase())
+    if (!match) return false
+    const name = match[1].replace(/^\[|\]$/g, '')
+    const port = match[2] === undefined ? undefined : Number(match[2])
+    if (tunnel !== undefined && name.replace(/\.$/, '') === tunnel) return true
+    if (port !== address.port) return false
+    return own.has(name) || (loopback && isLoopbackHost(name))
   }
 }
 
@@ -166,7 +199,23 @@ export class WebhookListener extends EventEmitter {
     const address = server.address() as AddressInfo
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
     this.url = `http://${host}:${address.port}`
+    this.hosts = ownHosts(address, this.options.publicHost)
     return this.url
+  }
+
+  /** The Host values a request may carry: the listener's own address, a loopback name for it, the tunnel's name. */
+  private hosts: (host: string | undefined) => boolean = () => false
+
+  /**
+   * Why a request is not one a gateway could have sent, or undefined: only POST is taken; the Host
+   * must name this listener (a page rebinding its own domain to 127.0.0.1 sends its own name); and
+   * a browser announces itself with Origin, which a gateway never sends.
+   */
+  private refusal(req: IncomingMessage): {status: number; reason: string} | undefined {
+    if (req.method !== 'POST') return {status: 405, reason: `method ${req.method ?? '?'}: only POST is taken`}
+    if (!this.hosts(req.headers.host)) return {status: 403, reason: `Host ${req.headers.host === undefined ? '(none)' : `"${req.headers.host}"`} is not this listener`}
+    if (req.headers.origin !== undefined) return {status: 403, reason: `a browser's request (Origin ${req.headers.origin})`}
+    return undefined
   }
 
   /**
@@ -215,6 +264,19 @@ export class WebhookListener extends EventEmitter {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = this.refusal(req)
+    if (refused) {
+      // Neither shown as a notification nor relayed; the sender is answered and the connection closed.
+      this.emitEvent({type: 'failed', at: this.stamp(), stage: 'refused', error: refused.reason, answered: refused.status})
+      // What it sent is read and thrown away (bounded), so the sender gets exactly this one answer.
+      let size = 0
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length
+        if (size > BODY_LIMIT) break
+      }
+      res.writeHead(refused.status, {connection: 'close', ...(refused.status === 405 ? {allow: 'POST'} : {})}).end()
+      return
+    }
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of req) {
@@ -262,11 +324,9 @@ export class WebhookListener extends EventEmitter {
     const started = performance.now()
     const {request} = await import('undici')
     let status: number
-    let answerHeaders: Record<string, string> = {}
-    let answerBody: Buffer
     try {
       const response = await request(target, {
-        method: (req.method ?? 'POST') as 'POST',
+        method: 'POST',
         headers: relayed,
         body: raw.length > 0 ? raw : undefined,
         // A fresh connection each time: a pooled one the app has closed cannot swallow a notification.
@@ -276,21 +336,19 @@ export class WebhookListener extends EventEmitter {
         signal: AbortSignal.timeout(timeoutMs),
       })
       status = response.statusCode
-      const type = response.headers['content-type']
-      if (type) answerHeaders = {'content-type': Array.isArray(type) ? type[0] : type}
-      answerBody = Buffer.from(await response.body.arrayBuffer())
+      // The app's answer stays here: the sender learns its status, never its body.
+      await response.body.dump()
     } catch (error) {
       const reason = describeNetworkError(error)
       const answered = reason === 'timed out' ? 504 : 502
       const durationMs = Math.round(performance.now() - started)
       this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error: reason, answered, target, durationMs})
-      const message = `the app at ${target} could not be reached: ${reason}`
-      this.answer(res, summary.id, answered, {'content-type': 'application/json'}, JSON.stringify({statusCode: answered, error: 'Bad Gateway', message}))
+      this.answer(res, summary.id, answered, {}, '')
       return
     }
     const durationMs = Math.round(performance.now() - started)
     this.emitEvent({type: 'forwarded', at: this.stamp(), id: summary.id, target, status, durationMs})
-    this.answer(res, summary.id, status, answerHeaders, answerBody)
+    this.answer(res, summary.id, status, {}, '')
   }
 
   /** Answers the sender; a sender that hung up first is a failure worth saying. */

@@ -14,7 +14,21 @@ describe('defuseCell', () => {
   })
 
   it('leaves other text alone', () => {
-    for (const text of ['', 'Maria', ' =1', 'a=b', '1000', "'quoted", 'R$ 10,00', '2026-11-20T10:00:00-03:00']) expect(defuseCell(text)).toBe(text)
+    for (const text of ['', 'Maria', 'a=b', '1000', "'quoted", 'R$ 10,00', '2026-11-20T10:00:00-03:00', 'a; b', 'x-y', 'Ana; Bia']) expect(defuseCell(text)).toBe(text)
+  })
+
+  it('defuses a formula after leading whitespace, after a semicolon, and the full-width equals sign', () => {
+    for (const text of [' =1', '\n=1', '\u00a0=1', ' \t+1', '\r\n@SUM(1)', '＝1+1', ' ＝1', 'Ana;+1+1', 'Bia;@SUM(1+1)', 'PAID;=1+1', 'x; -1', 'a;\u00a0=1']) {
+      expect(defuseCell(text), JSON.stringify(text)).toBe(`'${text}`)
+    }
+  })
+})
+
+describe('csvRows for a pt-BR spreadsheet', () => {
+  it('quotes a value holding a semicolon, as it does a comma, a quote or a line break', () => {
+    expect(csvRows([['Ana;+1+1', 'Bia;@SUM(1+1)', 'PAID;=1+1', 'a;b', 'a,b', 'say "x"', 'line\nbreak', 'plain']])).toBe(
+      `"'Ana;+1+1","'Bia;@SUM(1+1)","'PAID;=1+1","a;b","a,b","say ""x""","line\nbreak",plain\r\n`,
+    )
   })
 })
 

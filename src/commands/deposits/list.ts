@@ -4,6 +4,7 @@ import {RejectedError} from '../../api/errors.js'
 import type {DepositListQuery, GatewayApi} from '../../api/gateway.js'
 import type {DepositPage} from '../../api/types.js'
 import {terminalText} from '../../cli/terminal.js'
+import {asciiText} from '../../output/printable.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {InterruptedError, UsageError} from '../../cli/errors.js'
@@ -58,12 +59,12 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
     const {page: pager} = await import('../../output/pager.js')
     await pager(ctx, page, {
       render,
-      status: (shown) => `Page ${shown.currentPage} of ${shown.totalPages}${shown.snapshot ? ` · snapshot ${shown.snapshot}` : ''}`,
+      status: (shown) => `Page ${shown.currentPage} of ${shown.totalPages}${shown.snapshot ? ` · snapshot ${asciiText(shown.snapshot)}` : ''}`,
       fetch: (number) => fetchPage(api, {...pinned, page: number}),
     })
     return undefined
   }
-  ctx.io.stdout.write(terminalText(await render(page), {lines: true}))
+  ctx.io.stdout.write(terminalText(await render(page), {lines: true, color: ctx.io.color}))
   ctx.note(footer(query, page, ctx, options.output))
   return undefined
 }
@@ -87,10 +88,10 @@ async function fetchPage(api: GatewayApi, query: DepositListQuery): Promise<Depo
 function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext, output?: string): string {
   if (page.totalPages === 0 || (page.data.length === 0 && page.currentPage === 1)) return 'No deposits match.'
   if (page.currentPage > page.totalPages) {
-    return `Page ${page.currentPage} is past the last page, ${page.totalPages}${page.snapshot ? ` · snapshot ${page.snapshot}` : ''}`
+    return `Page ${page.currentPage} is past the last page, ${page.totalPages}${page.snapshot ? ` · snapshot ${asciiText(page.snapshot)}` : ''}`
   }
   const parts = [`Page ${page.currentPage} of ${page.totalPages}`]
-  if (page.snapshot) parts.push(`snapshot ${page.snapshot}`)
+  if (page.snapshot) parts.push(`snapshot ${asciiText(page.snapshot)}`)
   let text = parts.join(' · ')
   if (page.currentPage < page.totalPages) {
     const next = pageCommand(onSnapshotOf(query, page), page.currentPage + 1, {

@@ -41,8 +41,9 @@ export async function sandboxSettle(options: {id: string; fail?: boolean; messag
   })
   if (ctx.globals.json) return record
   const {brl} = await import('../../render/money.js')
+  const {asciiText} = await import('../../output/printable.js')
   const {statusText} = await import('../../render/transaction.js')
-  ctx.out(`${ctx.paint('green', '✓')} settle: withdrawal ${record.id} is now ${statusText(record.status, ctx.paint)}`)
+  ctx.out(`${ctx.paint('green', '✓')} settle: withdrawal ${asciiText(record.id)} is now ${statusText(record.status, ctx.paint)}`)
   ctx.out(`  ${brl(record.amount)} to the ${record.pixKeyType} key ${record.pixKey}`)
   if (record.endToEnd) ctx.out(`  End-to-end ${record.endToEnd}`)
   if (record.errorMessage) ctx.out(`  Error: ${record.errorMessage}`)
