@@ -183,6 +183,12 @@ A CSV batch:
   15000,529.982.247-25,payout-2026-11-0001
   990,maria@example.com,payout-2026-11-0002`
 
+  /** Written out: oclif's own would nest the single withdrawal's flags under --concurrency. */
+  static override usage = [
+    '<%= command.id %> (--amount <cents> --pix-key <key> | --body <file>) [--pix-key-type <type>] [--webhook-url <url>] [--external-code <value>] [--idempotency-key <value>] [-y] [--dry-run] [--output table|json] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]',
+    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+  ]
+
   static override examples = [
     {description: 'Withdraw R$ 150,00 to a CPF key, confirming at the prompt', command: '<%= config.bin %> <%= command.id %> --amount 15000 --pix-key 529.982.247-25'},
     {

@@ -186,6 +186,12 @@ A CSV batch:
   7980,order-4711,Maria Silva,maria@example.com
   1500,order-4712,João Souza,joao@example.com`
 
+  /** Written out: oclif's own would nest the single charge's flags under --concurrency. */
+  static override usage = [
+    "<%= command.id %> (--amount <cents> | --body <file>) [--external-code <value>] [--idempotency-key <value>] [--webhook-url <value>] [--expiration-seconds <seconds>] [CUSTOMER FLAGS] [SELLER FLAGS] [ADDRESS FLAGS] [--item <value>...] [--metadata <value>...] [--qr] [--qr-png <file>] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]",
+    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+  ]
+
   static override examples = [
     {description: 'Charge R$ 10,00', command: '<%= config.bin %> <%= command.id %> --amount 1000'},
     {
