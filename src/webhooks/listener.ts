@@ -5,6 +5,7 @@ import type {AddressInfo} from 'node:net'
 import {describeNetworkError} from '../api/network.js'
 import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
 import {jsonDepthExceeds, MAX_JSON_DEPTH} from '../schemas/depth.js'
+import {closableServer} from '../sandbox/http/shutdown.js'
 
 /** What a notification says about itself, read tolerantly from its headers and body. */
 export interface NotificationSummary {
@@ -121,6 +122,7 @@ export function summarize(headers: Record<string, string>, body: unknown): Notif
  */
 export class WebhookListener extends EventEmitter {
   private server?: Server
+  private closeServer?: () => Promise<void>
   private readonly now: () => number
   url = ''
 
@@ -155,6 +157,7 @@ export class WebhookListener extends EventEmitter {
       else socket.destroy()
     })
     this.server = server
+    this.closeServer = closableServer(server)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(this.options.port ?? 4020, this.options.host ?? '127.0.0.1', () => {
@@ -207,11 +210,8 @@ export class WebhookListener extends EventEmitter {
     const server = this.server
     this.server = undefined
     if (!server) return
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve())
-      server.closeIdleConnections()
-      setTimeout(() => server.closeAllConnections(), 1000).unref()
-    })
+    // Connections without a notification under way are closed at once; one under way is answered first.
+    await this.closeServer?.()
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
