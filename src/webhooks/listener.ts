@@ -283,9 +283,16 @@ export class WebhookListener extends EventEmitter {
       const reason = describeNetworkError(error)
       const answered = reason === 'timed out' ? 504 : 502
       const durationMs = Math.round(performance.now() - started)
+      // One delivery, one failure: a sender that gave up meanwhile (its own timeout) is said in the
+      // same event, not in a second one for the same notification.
+      if (this.senderGone(res)) {
+        const error = `${reason}; the sender had hung up before it could be answered`
+        this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error, target, durationMs})
+        return
+      }
       this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error: reason, answered, target, durationMs})
       const message = `the app at ${target} could not be reached: ${reason}`
-      this.answer(res, summary.id, answered, {'content-type': 'application/json'}, JSON.stringify({statusCode: answered, error: 'Bad Gateway', message}))
+      this.answer(res, summary.id, answered, {'content-type': 'application/json'}, JSON.stringify({statusCode: answered, error: 'Bad Gateway', message}), true)
       return
     }
     const durationMs = Math.round(performance.now() - started)
@@ -293,13 +300,22 @@ export class WebhookListener extends EventEmitter {
     this.answer(res, summary.id, status, answerHeaders, answerBody)
   }
 
-  /** Answers the sender; a sender that hung up first is a failure worth saying. */
-  private answer(res: ServerResponse, id: string | undefined, status: number, headers: Record<string, string>, body: string | Buffer): void {
-    if (res.destroyed || !res.socket || res.socket.destroyed) {
-      this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: 'the sender hung up before it was answered', answered: status})
+  private senderGone(res: ServerResponse): boolean {
+    return res.destroyed || !res.socket || res.socket.destroyed
+  }
+
+  /**
+   * Answers the sender; a sender that hung up first is a failure worth saying, unless this delivery's
+   * failure was said already (`failed`): each delivery is reported as failed once.
+   */
+  private answer(res: ServerResponse, id: string | undefined, status: number, headers: Record<string, string>, body: string | Buffer, failed = false): void {
+    if (this.senderGone(res)) {
+      if (!failed) this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: 'the sender hung up before it was answered', answered: status})
       return
     }
-    res.once('error', (error) => this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: error.message, answered: status}))
+    res.once('error', (error) => {
+      if (!failed) this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: error.message, answered: status})
+    })
     res.writeHead(status, headers).end(body)
   }
 }
