@@ -17,6 +17,8 @@ export interface IO extends Terminal {
    * is not a terminal, so a log (`2>> gateway.log`) says when each failure happened.
    */
   stampErrors?: boolean
+  /** The terminal's height, when stdout is one: the pager fits its page to it. */
+  rows?: number
 }
 
 /** The options every command takes (the global flags). */
@@ -180,6 +182,7 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
     stderr: process.stderr,
     keys: (onReady) => terminalKeys(onReady),
     stampErrors: !facts.stderrTTY,
+    rows: facts.stdoutTTY ? process.stdout.rows : undefined,
   }
 }
 
