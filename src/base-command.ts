@@ -220,9 +220,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.setExitCode(ctx, exitCode)
     if (exitCode === ExitCode.Interrupted || exitCode === ExitCode.Terminated) return
     if (this.jsonEnabled()) {
-      const toStderr = ctx.streaming
-      const stream = toStderr ? ctx.io.stderr : ctx.io.stdout
-      stream.write(scrub(jsonDocument({...report?.json, error: payload}, toStderr ? ctx.io.stderrTTY : ctx.io.stdoutTTY), secrets))
+      const document = {...report?.json, error: payload}
+      // A stream under way on stdout: the document goes to stderr, and is all that goes there.
+      if (ctx.streaming) {
+        ctx.io.stderr.write(scrub(jsonDocument(document, ctx.io.stderrTTY), secrets))
+        return
+      }
+      ctx.io.stdout.write(scrub(jsonDocument(document, ctx.io.stdoutTTY), secrets))
     } else {
       for (const line of report?.lines ?? []) ctx.out(line)
     }
