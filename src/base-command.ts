@@ -1,12 +1,11 @@
 import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {scrub} from './api/redact.js'
-import {CommandContext, processContext} from './cli/context.js'
+import {CommandContext, jsonDocument, processContext} from './cli/context.js'
 import {describeError, ExitCode, printable, ReportedError, UsageError} from './cli/errors.js'
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
-import {jsonText} from './cli/terminal.js'
 import {MAX_TIMER_MS, UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -53,6 +52,56 @@ export function requireTransactionId(id: string): string {
 /** --json, saying what the one document on stdout holds for this command. */
 export function jsonFlag(holds: string) {
   return Flags.boolean({description: `Print one JSON document on stdout: ${holds}. An error is {"error": {code, exitCode, message, ...}}.`, helpGroup: 'GLOBAL'})
+}
+
+/**
+ * --fields: the fields of the record to print under --json (which it implies), comma-separated, in
+ * that order. The names are checked offline against the record's fields: an unknown one exits 2,
+ * naming the flag and the fields there are.
+ */
+export function fieldsFlag(record: string, names: readonly string[]) {
+  const allowed = [...new Set(names)]
+  return Flags.custom<string>({
+    description: `Print only these fields of ${record} as one JSON document (implies --json), comma-separated, in this order; a field the record lacks is null. Fields: ${allowed.join(', ')}.`,
+    helpValue: '<list>',
+    async parse(input) {
+      const picked = input.split(',').map((name) => name.trim())
+      if (picked.some((name) => name === '')) throw new Error(`takes field names separated by commas, from ${allowed.join(', ')}; got "${input}"`)
+      const unknown = picked.filter((name) => !allowed.includes(name))
+      if (unknown.length > 0) {
+        throw new Error(`does not know ${unknown.map((name) => `"${name}"`).join(', ')}: the fields are ${allowed.join(', ')}`)
+      }
+      return [...new Set(picked)].join(',')
+    },
+  })()
+}
+
+/**
+ * The chosen fields of a record, in the order given; a field it lacks is null, so every line of a
+ * log has the same keys. `a.b` picks b inside a, and stays nested: {"a": {"b": ...}}.
+ */
+export function pickFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {}
+  for (const path of fields) {
+    const names = path.split('.')
+    let value: unknown = record
+    for (const name of names) {
+      value = value && typeof value === 'object' && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : null
+    }
+    let target = picked
+    for (const name of names.slice(0, -1)) {
+      if (!target[name] || typeof target[name] !== 'object') target[name] = {}
+      target = target[name] as Record<string, unknown>
+    }
+    target[names.at(-1)!] = value ?? null
+  }
+  return picked
+}
+
+/** Whether argv gives the flag (`--name`, `--name=VALUE`) before any `--`. */
+function givesFlag(argv: readonly string[], name: string): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
 }
 
 /** The global flags every command takes. */
@@ -145,8 +194,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /** --json, or --fields (which picks from the same document) where the command has it. */
+  public override jsonEnabled(): boolean {
+    return super.jsonEnabled() || (this.ctor.flags?.fields !== undefined && givesFlag(this.argv, 'fields'))
+  }
+
   public override logJson(json: unknown): void {
-    this.ctx.json(json)
+    const fields = (this.flags as {fields?: string} | undefined)?.fields
+    this.ctx.json(fields ? pickFields(json, fields.split(',')) : json)
   }
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
@@ -165,13 +220,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.setExitCode(ctx, exitCode)
     if (exitCode === ExitCode.Interrupted || exitCode === ExitCode.Terminated) return
     if (this.jsonEnabled()) {
-      const stream = ctx.streaming ? ctx.io.stderr : ctx.io.stdout
-      stream.write(scrub(jsonText({...report?.json, error: payload}), secrets))
-      return
+      const document = {...report?.json, error: payload}
+      // A stream under way on stdout: the document goes to stderr, and is all that goes there.
+      if (ctx.streaming) {
+        ctx.io.stderr.write(scrub(jsonDocument(document, ctx.io.stderrTTY), secrets))
+        return
+      }
+      ctx.io.stdout.write(scrub(jsonDocument(document, ctx.io.stdoutTTY), secrets))
+    } else {
+      for (const line of report?.lines ?? []) ctx.out(line)
     }
-    for (const line of report?.lines ?? []) ctx.out(line)
-    // One line per problem, each naming what is wrong.
-    const lines = message.split('\n').map((line) => `${ctx.paint('red', 'Error:')} ${line}\n`)
+    // One line per problem, each naming what is wrong; under --json too, so a log of stderr holds
+    // every failure while stdout holds the document. Without a terminal each line says when.
+    const stamp = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} ` : ''
+    const lines = message.split('\n').map((line) => `${stamp}${ctx.paint('red', 'Error:')} ${line}\n`)
     ctx.io.stderr.write(scrub(lines.join(''), secrets))
     if (hint) ctx.io.stderr.write(scrub(`${hint}\n`, secrets))
     if (exitCode === ExitCode.Unexpected && ctx.globals.debug && error.stack) ctx.io.stderr.write(`${error.stack}\n`)

@@ -20,7 +20,14 @@ describe('the README', () => {
   it('makes a charge that cron may run twice safe: it carries an external code, and journal retry follows', () => {
     const charge = cronBlocks.flatMap((block) => block.split('\n')).find((line) => line.includes('tx create'))
     expect(charge).toMatch(/--external-code \S+/)
-    expect(charge).toMatch(/\|\| gateway journal retry --yes/)
+    expect(charge).toMatch(/\|\| \{ code=\$\?; .*gateway journal retry --yes .*; exit \$code; \}$/)
+  })
+
+  it('keeps the exit code of every crontab line that runs something after a failure: no bare `|| next`', () => {
+    for (const job of cronBlocks.flatMap((block) => block.trim().split('\n').slice(1))) {
+      expect(job, job).not.toMatch(/\|\| (?!\{ code=\$\?;)/)
+      if (job.includes('||')) expect(job, job).toMatch(/exit \$code; \}$/)
+    }
   })
 
   it('says -v is --version at the top level only, as the program does', () => {

@@ -13,6 +13,13 @@ export interface IO extends Terminal {
   stderr: Writable
   /** Key presses from the terminal in raw mode, one at a time; the terminal is restored when iteration stops. */
   keys(onReady?: () => void): AsyncGenerator<string>
+  /**
+   * A failure's lines on stderr start with the time (ISO 8601, UTC): set for a process whose stderr
+   * is not a terminal, so a log (`2>> gateway.log`) says when each failure happened.
+   */
+  stampErrors?: boolean
+  /** The terminal's height, when stdout is one: the pager fits its page to it. */
+  rows?: number
 }
 
 /** The options every command takes (the global flags). */
@@ -40,6 +47,14 @@ export interface ContextOptions {
   sleep?: (ms: number) => Promise<void>
   /** Resolves with the first SIGINT or SIGTERM (or its stand-in in tests). */
   interrupted?: () => Promise<NodeJS.Signals>
+}
+
+/**
+ * A JSON document as written to a stream: indented for a terminal, compact on one line otherwise,
+ * so that `--json >> file` appends one line per run (NDJSON).
+ */
+export function jsonDocument(value: unknown, terminal: boolean): string {
+  return terminal ? jsonText(value) : `${JSON.stringify(value)}\n`
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -96,9 +111,9 @@ export class CommandContext {
     this.io.stderr.write(`${terminalText(text, {lines: true, color: this.io.color})}\n`)
   }
 
-  /** One JSON document on stdout. */
+  /** One JSON document on stdout: indented for a person at a terminal, one line for a file or a pipe. */
   json(value: unknown): void {
-    this.io.stdout.write(jsonText(value))
+    this.io.stdout.write(jsonDocument(value, this.io.stdoutTTY))
   }
 
   /** The trace sink of --debug, or none. */
@@ -186,6 +201,8 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
     stdout: process.stdout,
     stderr: process.stderr,
     keys: (onReady) => terminalKeys(onReady),
+    stampErrors: !facts.stderrTTY,
+    rows: facts.stdoutTTY ? process.stdout.rows : undefined,
   }
 }
 

@@ -1,13 +1,14 @@
 import {Flags} from '@oclif/core'
 
 import type {WithdrawResponse} from '../api/types.js'
-import {BaseCommand, jsonFlag} from '../base-command.js'
+import {BaseCommand, fieldsFlag, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
 import {batchFlags, batchHelp} from '../batch/flags.js'
 import {WITHDRAW_MAX_TOTAL} from '../batch/limits.js'
 import {flagsOf, refuse} from '../input/fields.js'
 import {WITHDRAW_FIELDS} from '../input/withdraw.js'
+import {WITHDRAW_RECORD_FIELDS} from '../output/fields.js'
 import {OUTPUT_FORMATS, type OutputFormat} from '../output/printer.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
 
@@ -30,7 +31,8 @@ export type WithdrawResult = WithdrawResponse & {idempotencyKey: string; replaye
 export interface DryRunResult {
   dryRun: true
   request: {method: 'POST'; url: string; body: WithdrawBody}
-  idempotencyKey: string
+  /** Only when the operator gave one: a key made for a dry run would not be the real run's. */
+  idempotencyKey?: string
 }
 
 /**
@@ -56,9 +58,17 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const {maskKey} = await import('../input/pix-key.js')
 
   if (options.dryRun) {
-    const redacted = {...body, pixKey: maskKey(body.pixKey)}
-    const result: DryRunResult = {dryRun: true, request: {method: 'POST', url: session.client.url(path).href, body: redacted}, idempotencyKey: body.idempotencyKey}
+    // A key made here would not be the real run's (each run makes its own): only a key the operator gave is shown.
+    const {idempotencyKey, ...rest} = body
+    const shown = prepared.generatedKey ? rest : {...rest, idempotencyKey}
+    const redacted = {...shown, pixKey: maskKey(body.pixKey)}
+    const result: DryRunResult = {
+      dryRun: true,
+      request: {method: 'POST', url: session.client.url(path).href, body: redacted},
+      ...(prepared.generatedKey ? {} : {idempotencyKey}),
+    }
     ctx.note('Dry run: nothing was sent. This is the request a run without --dry-run would send (the PIX key masked):')
+    if (prepared.generatedKey) ctx.note('The real run makes its own idempotency key (or pass --idempotency-key to choose one).')
     if (asJson) return emit(result, options, ctx)
     ctx.out(`POST ${result.request.url}`)
     ctx.out(JSON.stringify(redacted, null, 2))
@@ -67,7 +77,7 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
 
   const {sendMoney} = await import('../send/money.js')
   const {withSpinner} = await import('../output/spinner.js')
-  const {record: created, replayed} = await sendMoney(ctx, withdrawalSend(body, path, 'withdraw'), {
+  const sending = sendMoney(ctx, withdrawalSend(body, path, 'withdraw'), {
     allowRepeats: options.allowRepeats,
     // Asked, and the key shown, only once every check has passed: a refusal shows no key.
     beforeSend: async () => {
@@ -78,6 +88,9 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
     },
     around: (work) => withSpinner(ctx.io, 'Sending the withdrawal', work),
   })
+  const {record: created, replayed} = await sending.catch(async (error: unknown) => {
+    throw await unsettled(error, body.idempotencyKey, ctx)
+  })
   const result: WithdrawResult = {...created, idempotencyKey: body.idempotencyKey, replayed}
   if (replayed) {
     ctx.note(`This withdrawal was created earlier with the idempotency key ${body.idempotencyKey}: the gateway answered it again, and nothing new was sent out.`)
@@ -87,6 +100,35 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const {withdrawalLines} = await import('../render/withdrawal.js')
   for (const line of withdrawalLines(created, {pixKey: maskKey(body.pixKey), pixKeyType: body.pixKeyType}, ctx.paint, {replayed})) ctx.out(line)
   return undefined
+}
+
+/**
+ * A withdrawal whose outcome is unknown (the connection lost after it was sent, a 5xx or a 429,
+ * after the retries): the error says the payout may or may not exist, and how to settle it, with
+ * the idempotency key (in --json too).
+ */
+async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
+  const {GatewayError} = await import('../api/errors.js')
+  if (!(error instanceof GatewayError) || !error.retryable) return error
+  const {ReportedError} = await import('../cli/errors.js')
+  // Never sent (no token could be had, or no attempt could connect): nothing to be unsure of.
+  if (error.idempotencyKey === undefined || error.notSent) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
+  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
+  const hinted = new Type(error.message, {
+    status: error.status,
+    body: error.body,
+    messages: error.messages,
+    retryable: true,
+    retryAfterMs: error.retryAfterMs,
+    attempts: error.attempts,
+    idempotencyKey,
+    cause: error.cause,
+    hint:
+      `The withdrawal may or may not have been made: it is pending in the journal. Settle it with \`${ctx.bin} journal retry\` ` +
+      `(or send it again with --idempotency-key ${idempotencyKey} and the same fields: the gateway answers the payout it made, and pays nothing twice); ` +
+      `once you have checked it with the gateway, \`${ctx.bin} journal resolve ${idempotencyKey} --as done|failed\` closes it.`,
+  })
+  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
 }
 
 /** JSON on stdout: returned for --json's single document, written here for --output json. */
@@ -122,7 +164,7 @@ export default class Withdraw extends BaseCommand<typeof Withdraw> {
 
 The PIX key is checked against its type and sent in the form the DICT registers: CPF and CNPJ without punctuation (CNPJ letters upper case, so a lower-case alphanumeric CNPJ is accepted), e-mail in lower case, a mobile phone as +55 + DDD + number, a random key (EVP) as a lower-case UUID. Without --pix-key-type the type is inferred from the key, and said on stderr; an 11-digit number that is a valid CPF is read as a CPF (give a phone as +55...).
 
-Before anything is sent, the amount in BRL, the key and its type are shown for confirmation: in a terminal a prompt that defaults to no; without one, --yes is required, else exit 2 and nothing is sent. --dry-run prints the request that would be sent, the key masked, and sends nothing.
+Before anything is sent, the amount in BRL, the key and its type are shown for confirmation: in a terminal a prompt that defaults to no; without one, --yes is required, else exit 2 and nothing is sent. --dry-run prints the request that would be sent, the key masked, and sends nothing; it shows an idempotency key only when --idempotency-key gives one, since each real run makes its own.
 
 An idempotency key is always sent; one is made when none is given and shown on stderr (idempotencyKey in --json), so a run that failed half-way can be retried with --idempotency-key without paying twice. When the gateway answers with an earlier withdrawal of the same key (Idempotent-Replayed: true), the CLI says so.
 
@@ -141,6 +183,12 @@ A CSV batch:
   15000,529.982.247-25,payout-2026-11-0001
   990,maria@example.com,payout-2026-11-0002`
 
+  /** Written out: oclif's own would nest the single withdrawal's flags under --concurrency. */
+  static override usage = [
+    '<%= command.id %> (--amount <cents> --pix-key <key> | --body <file>) [--pix-key-type <type>] [--webhook-url <url>] [--external-code <value>] [--idempotency-key <value>] [-y] [--dry-run] [--output table|json] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]',
+    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+  ]
+
   static override examples = [
     {description: 'Withdraw R$ 150,00 to a CPF key, confirming at the prompt', command: '<%= config.bin %> <%= command.id %> --amount 15000 --pix-key 529.982.247-25'},
     {
@@ -157,6 +205,7 @@ A CSV batch:
     json: jsonFlag(
       'the withdraw response (id, externalCode, amount, status) plus idempotencyKey and replayed; with --dry-run, the request that would be sent; with --batch, {summary, results, tally}',
     ),
+    fields: fieldsFlag('the withdrawal', WITHDRAW_RECORD_FIELDS),
     ...flagsOf(WITHDRAW_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     yes: Flags.boolean({char: 'y', description: 'Send without asking; required when there is no terminal.'}),
@@ -169,7 +218,11 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, ...fields} = this.flags
+    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, fields: picked, ...fields} = this.flags
+    if (picked !== undefined) {
+      const other = batch === undefined ? (dryRun ? '--dry-run' : output !== undefined && output !== 'json' ? `--output ${output}` : undefined) : '--batch'
+      if (other) throw new UsageError(`--fields picks from the withdrawal's record, and does not go with ${other}`)
+    }
     if (batch !== undefined) {
       const {runBatch} = await import('../batch/run.js')
       const {withdrawBatch} = await import('../batch/commands.js')

@@ -20,6 +20,9 @@ export interface Column<T> {
   ascii?: boolean
 }
 
+/** The lines a table draws besides its rows (compact, one line a row): top border, header, header rule, bottom border. */
+export const TABLE_CHROME_LINES = 4
+
 export interface RenderedTable {
   text: string
   /** Headers of the columns left out to fit the width. */

@@ -8,6 +8,7 @@ import {MAX_TIMER_MS} from '../schemas/enums.js'
 import type {FaultPlan} from './http/faults.js'
 import {logLine, pipeline} from './http/pipeline.js'
 import {Router, type Route} from './http/router.js'
+import {closableServer} from './http/shutdown.js'
 import {controlRoutes} from './routes/controls.js'
 import {depositRoutes} from './routes/deposits.js'
 import {notificationRoutes} from './routes/notifications.js'
@@ -112,6 +113,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     pipeline({router, state, domain, host, latencyMs: options.latencyMs, log: options.log}),
   )
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => refuseClient(error, socket, options.log))
+  const closeServer = closableServer(server)
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -134,14 +136,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     domain,
     server,
     close() {
-      closing ??= Promise.all([
-        domain.dispose(),
-        new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeIdleConnections()
-          setTimeout(() => server.closeAllConnections(), 1000).unref()
-        }),
-      ]).then(() => undefined)
+      closing ??= Promise.all([domain.dispose(), closeServer()]).then(() => undefined)
       return closing
     },
   }

@@ -8,6 +8,7 @@ import {isLoopbackHost} from '../api/base-url.js'
 import {describeNetworkError} from '../api/network.js'
 import {NOTIFICATION_HEADERS} from '../schemas/notification.js'
 import {jsonDepthExceeds, MAX_JSON_DEPTH} from '../schemas/depth.js'
+import {closableServer} from '../sandbox/http/shutdown.js'
 
 /** What a notification says about itself, read tolerantly from its headers and body. */
 export interface NotificationSummary {
@@ -154,6 +155,7 @@ function ownHosts(address: AddressInfo, publicHost?: string): (host: string | un
  */
 export class WebhookListener extends EventEmitter {
   private server?: Server
+  private closeServer?: () => Promise<void>
   private readonly now: () => number
   url = ''
 
@@ -188,6 +190,7 @@ export class WebhookListener extends EventEmitter {
       else socket.destroy()
     })
     this.server = server
+    this.closeServer = closableServer(server)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(this.options.port ?? 4020, this.options.host ?? '127.0.0.1', () => {
@@ -256,11 +259,8 @@ export class WebhookListener extends EventEmitter {
     const server = this.server
     this.server = undefined
     if (!server) return
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve())
-      server.closeIdleConnections()
-      setTimeout(() => server.closeAllConnections(), 1000).unref()
-    })
+    // Connections without a notification under way are closed at once; one under way is answered first.
+    await this.closeServer?.()
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -342,8 +342,15 @@ export class WebhookListener extends EventEmitter {
       const reason = describeNetworkError(error)
       const answered = reason === 'timed out' ? 504 : 502
       const durationMs = Math.round(performance.now() - started)
+      // One delivery, one failure: a sender that gave up meanwhile (its own timeout) is said in the
+      // same event, not in a second one for the same notification.
+      if (this.senderGone(res)) {
+        const error = `${reason}; the sender had hung up before it could be answered`
+        this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error, target, durationMs})
+        return
+      }
       this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error: reason, answered, target, durationMs})
-      this.answer(res, summary.id, answered, {}, '')
+      this.answer(res, summary.id, answered, {}, '', true)
       return
     }
     const durationMs = Math.round(performance.now() - started)
@@ -351,13 +358,22 @@ export class WebhookListener extends EventEmitter {
     this.answer(res, summary.id, status, {}, '')
   }
 
-  /** Answers the sender; a sender that hung up first is a failure worth saying. */
-  private answer(res: ServerResponse, id: string | undefined, status: number, headers: Record<string, string>, body: string | Buffer): void {
-    if (res.destroyed || !res.socket || res.socket.destroyed) {
-      this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: 'the sender hung up before it was answered', answered: status})
+  private senderGone(res: ServerResponse): boolean {
+    return res.destroyed || !res.socket || res.socket.destroyed
+  }
+
+  /**
+   * Answers the sender; a sender that hung up first is a failure worth saying, unless this delivery's
+   * failure was said already (`failed`): each delivery is reported as failed once.
+   */
+  private answer(res: ServerResponse, id: string | undefined, status: number, headers: Record<string, string>, body: string | Buffer, failed = false): void {
+    if (this.senderGone(res)) {
+      if (!failed) this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: 'the sender hung up before it was answered', answered: status})
       return
     }
-    res.once('error', (error) => this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: error.message, answered: status}))
+    res.once('error', (error) => {
+      if (!failed) this.emitEvent({type: 'failed', at: this.stamp(), id, stage: 'answer', error: error.message, answered: status})
+    })
     res.writeHead(status, headers).end(body)
   }
 }

@@ -97,7 +97,7 @@ describe('withdraw', () => {
       expect(result.stderr).toContain('unknown field pixkeytype')
     })
 
-    it('--dry-run prints the request with the key masked, makes and shows a key, and sends nothing', async () => {
+    it('--dry-run prints the request with the key masked, shows no idempotency key (the real run makes its own), and sends nothing', async () => {
       const before = await stats(sandbox.baseUrl)
       const result = await cli(['--amount', '12345', '--pix-key', CPF, '--external-code', 'payout-0001', '--dry-run'])
       expect(result.code).toBe(0)
@@ -105,9 +105,16 @@ describe('withdraw', () => {
       const [requestLine, ...json] = result.stdout.trimEnd().split('\n')
       expect(requestLine).toBe(`POST ${sandbox.baseUrl}/core/withdraw`)
       const body = JSON.parse(json.join('\n'))
-      expect(body).toEqual({amount: 12345, pixKey: '*******4725', pixKeyType: 'CPF', externalCode: 'payout-0001', idempotencyKey: expect.stringMatching(UUID)})
+      expect(body).toEqual({amount: 12345, pixKey: '*******4725', pixKeyType: 'CPF', externalCode: 'payout-0001'})
       expect(result.stdout).not.toContain('52998224725')
       expect(result.stderr).toContain('Dry run: nothing was sent.')
+      expect(result.stderr).toContain('The real run makes its own idempotency key')
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/)
+      const asJson = await cli(['--amount', '12345', '--pix-key', CPF, '--dry-run', '--json'])
+      const document = JSON.parse(asJson.stdout)
+      expect(document).not.toHaveProperty('idempotencyKey')
+      expect(document.request.body).not.toHaveProperty('idempotencyKey')
+      expect(asJson.stderr).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/)
     })
 
     it('--dry-run --json gives the request, and honours GATEWAY_WITHDRAW_PATH', async () => {
@@ -239,6 +246,26 @@ describe('withdraw', () => {
       expect(JSON.parse(through.stdout)).toMatchObject({replayed: true, externalCode: 'retried-once-1'})
       const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{externalCode?: string}>}
       expect(listed.data.filter((withdrawal) => withdrawal.externalCode === 'retried-once-1')).toHaveLength(1)
+    })
+
+    it('after a connection reset that followed the payout, says it may or may not exist and how to settle it, as tx create does', async () => {
+      const instant = (args: string[]) => runCommand(['withdraw', ...args], {env, sleep: async () => {}})
+      const before = await withdrawals()
+      // Every attempt is carried out by the gateway, then its connection reset: the answer is lost.
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'reset-after', count: 4})
+      const lost = await instant(['--amount', '321', '--pix-key', CPF, '--idempotency-key', 'payout-reset-0001', '--yes'])
+      expect(lost.code).toBe(7)
+      expect(await withdrawals()).toBe(before + 1)
+      expect(lost.stderr).toMatch(/connection reset/)
+      expect(lost.stderr).toContain('The withdrawal may or may not have been made: it is pending in the journal.')
+      expect(lost.stderr).toContain('gateway journal retry')
+      expect(lost.stderr).toContain('gateway journal resolve payout-reset-0001 --as done|failed')
+      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'reset-after', count: 4})
+      const json = await instant(['--amount', '322', '--pix-key', CPF, '--idempotency-key', 'payout-reset-0002', '--yes', '--json'])
+      expect(json.code).toBe(7)
+      const document = JSON.parse(json.stdout)
+      expect(document.idempotencyKey).toBe('payout-reset-0002')
+      expect(document.error.hint).toContain('may or may not have been made')
     })
   })
 })

@@ -63,3 +63,41 @@ describe('help and manifest', () => {
     expect(JSON.parse(readFileSync(manifestPath, 'utf8'))).toEqual(JSON.parse(committed!))
   })
 })
+
+describe('usage lines', () => {
+  /** Every command's USAGE section, as `gateway COMMAND --help` prints it, on one line. */
+  async function usages(): Promise<Array<[string, string]>> {
+    const {Config, Help} = await import('@oclif/core')
+    const config = await Config.load({root})
+    const help = new Help(config, {stripAnsi: true, maxWidth: 80})
+    const ids = Object.keys(manifest.commands).filter((id) => !['autocomplete', 'help'].includes(id.split(':')[0]))
+    return ids.map((id) => {
+      const text = help.formatCommand(config.findCommand(id)!)
+      const usage = /USAGE\n([\s\S]*?)\n\n/.exec(text)![1]
+      return [id, usage.replace(/\s+/g, ' ').trim()]
+    })
+  }
+
+  it('have no stray space inside a bracket, and nest no flag under one it does not belong to', async () => {
+    const all = await usages()
+    expect(all.length).toBeGreaterThan(20)
+    for (const [id, usage] of all) {
+      expect(usage, id).not.toMatch(/ \]|\[ | \)|\( /)
+      // A bracket opened right after a flag's value nests the next flags under that flag.
+      expect(usage, id).not.toMatch(/--concurrency <value> \[/)
+    }
+  })
+
+  it('show a single withdrawal and a batch as two usages, the single flags never under --concurrency', async () => {
+    const all = Object.fromEntries(await usages())
+    for (const id of ['withdraw', 'tx:create']) {
+      const lines = all[id].split('$ gateway ').filter(Boolean)
+      expect(lines, id).toHaveLength(2)
+      expect(lines[0], id).not.toContain('--batch')
+      expect(lines[0], id).toContain('--amount <cents>')
+      expect(lines[1], id).toMatch(/--batch <file> \[--concurrency <value>\] \[--max-rows <rows>\] \[--max-total <cents>\]/)
+      expect(lines[1], id).not.toContain('--amount')
+    }
+    expect(all['sandbox:start']).toContain('[--faults <rate> [--fault-kinds <list>] [--fault-seed <value>]]')
+  })
+})

@@ -33,11 +33,14 @@ describe('the built CLI as a process', () => {
     const text = await runCli(args, {env})
     expect(text.code).toBe(code)
     expect(text.stdout).toBe('')
-    expect(text.stderr).toMatch(/^Error: /)
+    // stderr is a pipe: the line starts with the time, for a log.
+    expect(text.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: /)
     const json = await runCli([...args, '--json'], {env})
     expect(json.code).toBe(code)
-    expect(json.stderr).toBe('')
+    // Under --json the document is on stdout, on one line (a pipe), and the error's line on stderr as well.
+    expect(json.stdout.trimEnd().split('\n')).toHaveLength(1)
     expect(JSON.parse(json.stdout).error).toMatchObject({code: name, exitCode: code})
+    expect(json.stderr.replace(/^\S+ /, '')).toBe(text.stderr.replace(/^\S+ /, ''))
   })
 
   it('exits 3 without a login and 7 when the gateway cannot be reached', async () => {

@@ -37,8 +37,16 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
     await exportAll(api, query, format, options.concurrency, ctx)
     return undefined
   }
-  const page = await fetchPage(api, query)
   const format = outputFormat(ctx, options.output)
+  // A page for the pager fits the terminal's height, header included (and a line for a note on
+  // columns left out), unless --per-page (or a snapshot, bound to its own) says otherwise.
+  if (format === 'table' && options.interactive && ctx.io.prompt && options.fields['per-page'] === undefined && options.fields.snapshot === undefined) {
+    const {linesThatFit} = await import('../../output/pager.js')
+    const {TABLE_CHROME_LINES} = await import('../../output/table.js')
+    const fit = linesThatFit(ctx.io.rows, TABLE_CHROME_LINES + 1)
+    if (fit !== undefined) query.perPage = Math.min(query.perPage ?? 20, fit)
+  }
+  const page = await fetchPage(api, query)
   if (ctx.globals.json && !options.output) return page
   const {DEPOSIT_CSV, depositColumns} = await import('../../render/deposits.js')
   if (format !== 'table') {

@@ -17,6 +17,10 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
 
 --faults makes that share of gateway requests (all but the token endpoint) fail, each with one of --fault-kinds: 500 or 503 answered; 429 with Retry-After: 1; reset, the connection reset before the request is handled; reset-after, the request handled and committed, then the connection reset, so the answer is lost; slow, the request handled and its answer held 35 s. The same --fault-seed fails the same requests again.`
 
+  /** Written out: oclif's own puts --faults after --fault-kinds, which needs it, and pads brackets with spaces. */
+  static override usage =
+    '<%= command.id %> [--json] [--host <value>] [--port <value>] [--token-ttl <value>] [--auto-pay <ms>] [--seed-deposits <count>] [--forward-webhooks <url>] [--faults <rate> [--fault-kinds <list>] [--fault-seed <value>]] [--latency <ms>] [--log]'
+
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     {description: 'Any free port, machine-readable', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},

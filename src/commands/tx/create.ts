@@ -1,12 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import type {CreateTransactionResponse} from '../../api/types.js'
-import {BaseCommand, jsonFlag} from '../../base-command.js'
+import {BaseCommand, fieldsFlag, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {UsageError} from '../../cli/errors.js'
 import {batchFlags, batchHelp} from '../../batch/flags.js'
 import {TX_CREATE_MAX_TOTAL} from '../../batch/limits.js'
 import {flagsOf} from '../../input/fields.js'
+import {TX_CREATE_RECORD_FIELDS} from '../../output/fields.js'
 import {OUTPUT_FORMATS, type OutputFormat} from '../../output/printer.js'
 import {readJsonBody} from '../../input/body.js'
 import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../../input/transaction.js'
@@ -185,6 +186,12 @@ A CSV batch:
   7980,order-4711,Maria Silva,maria@example.com
   1500,order-4712,João Souza,joao@example.com`
 
+  /** Written out: oclif's own would nest the single charge's flags under --concurrency. */
+  static override usage = [
+    "<%= command.id %> (--amount <cents> | --body <file>) [--external-code <value>] [--idempotency-key <value>] [--webhook-url <value>] [--expiration-seconds <seconds>] [CUSTOMER FLAGS] [SELLER FLAGS] [ADDRESS FLAGS] [--item <value>...] [--metadata <value>...] [--qr] [--qr-png <file>] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]",
+    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+  ]
+
   static override examples = [
     {description: 'Charge R$ 10,00', command: '<%= config.bin %> <%= command.id %> --amount 1000'},
     {
@@ -204,6 +211,7 @@ A CSV batch:
 
   static override flags = {
     json: jsonFlag('the create response (id, status, amount, pixResponse) plus idempotencyKey'),
+    fields: fieldsFlag('the created charge', TX_CREATE_RECORD_FIELDS),
     ...flagsOf(TX_CREATE_FIELDS),
     body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
     qr: Flags.boolean({description: 'Draw the QR code even when stdout is not a terminal.'}),
@@ -220,7 +228,8 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, ...fields} = this.flags
+    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = this.flags
+    if (picked !== undefined && batch !== undefined) throw new UsageError('--fields picks from one charge\'s record; with --batch, pick columns with --output csv')
     if (batch !== undefined) {
       const {runBatch} = await import('../../batch/run.js')
       const {txCreateBatch} = await import('../../batch/commands.js')

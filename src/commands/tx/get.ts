@@ -3,9 +3,10 @@ import {Flags} from '@oclif/core'
 import {RateLimitError, UnavailableError} from '../../api/errors.js'
 import type {GatewayApi} from '../../api/gateway.js'
 import type {Deposit, Transaction} from '../../api/types.js'
-import {BaseCommand, durationFlag, requireTransactionId, transactionIdArg, jsonFlag} from '../../base-command.js'
+import {BaseCommand, durationFlag, fieldsFlag, requireTransactionId, transactionIdArg, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
-import {WatchSettledError, WatchTimeoutError} from '../../cli/errors.js'
+import {UsageError, WatchSettledError, WatchTimeoutError} from '../../cli/errors.js'
+import {TRANSACTION_RECORD_FIELDS} from '../../output/fields.js'
 import {canReach, FINAL_STATUSES, TRANSACTION_STATUSES} from '../../schemas/enums.js'
 
 const REQUEST_TIMEOUT_MS = 30_000
@@ -131,6 +132,7 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
 
   static override flags = {
     json: jsonFlag('the transaction exactly as the gateway returned it'),
+    fields: fieldsFlag('the transaction', TRANSACTION_RECORD_FIELDS),
     watch: Flags.boolean({description: 'Poll until the record reaches --until.'}),
     interval: durationFlag({description: 'Time between polls with --watch.', default: 2000, defaultHelp: async () => '2s'}),
     until: Flags.string({
@@ -148,10 +150,15 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
 
   async run(): Promise<Transaction | undefined> {
     const {flags} = this
+    if (flags.fields !== undefined && flags.output !== undefined && flags.output !== 'json') {
+      throw new UsageError(`--fields picks from the --json document, and does not go with --output ${flags.output}`)
+    }
+    // --fields prints the --json document, picked.
+    const output = flags.fields === undefined ? flags.output : undefined
     const record = await txGet(
-      {id: this.args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output: flags.output},
+      {id: this.args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output},
       this.ctx,
     )
-    return this.ctx.globals.json && !flags.output ? record : undefined
+    return this.ctx.globals.json && !output ? record : undefined
   }
 }
