@@ -502,9 +502,9 @@ export function decodePix(input: string): DecodedPix {
   const top = walk(code, 0)
   if (top.failure) {
     const broken = diagnoseWalk(site, top, passes)
-    // A code without its CRC field (no "6304" anywhere) lacks what every code ends with: that is
-    // the first thing to say, whatever else the walk tripped on in what is there.
-    if (!code.includes('6304') && broken.field?.id !== '63') {
+    // A code without its CRC field (no "6304" anywhere) whose walk ran past the end lacks what
+    // every code ends with: that is the first thing to say, then what the walk tripped on.
+    if (top.failure.kind === 'overrun' && !code.includes('6304') && broken.field?.id !== '63') {
       const other = broken.field ? `field ${broken.field.id} (${broken.field.name}) ${broken.rule}` : broken.rule
       throw new PixDecodeError(`${CRC_MISSING}; besides, ${other}`, {field: ref('63')})
     }
