@@ -1,11 +1,14 @@
+import {randomUUID} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 
-import {describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {decodePix, PixDecodeError} from '../../src/pix/decode.js'
 import {pixLines} from '../../src/render/pix.js'
 import {pixKeyProblem, readPixKey} from '../../src/schemas/pix-key.js'
 import {document, isDocument} from '../../src/schemas/rules.js'
+import {runCommand} from '../helpers/context.js'
+import {startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 /**
  * The document, PIX key and BR Code rules against vectors that others wrote: other projects' test
@@ -140,6 +143,48 @@ describe('third-party vectors', () => {
       expect(checked.success).toBe(false)
       expect(checked.error?.issues.map((issue) => issue.message)).toEqual([expect.stringMatching(policy)])
       expect(checked.error?.issues[0].message).not.toMatch(/check digits verified/)
+    })
+  })
+
+  describe('the CLI and the sandbox say the same', () => {
+    let sandbox: Sandbox
+    let post: (path: string, body: unknown) => Promise<{status: number; body: {message?: string | string[]; pixKey?: string}}>
+    beforeAll(async () => {
+      sandbox = await startTestSandbox()
+      const authorization = `Bearer ${await tokenFor(sandbox.baseUrl)}`
+      post = async (path, body) => {
+        const response = await fetch(`${sandbox.baseUrl}${path}`, {method: 'POST', headers: {'content-type': 'application/json', authorization}, body: JSON.stringify(body)})
+        return {status: response.status, body: (await response.json()) as {message?: string | string[]; pixKey?: string}}
+      }
+    })
+    afterAll(() => sandbox.close())
+
+    const policy = /123\.456\.789-09 is a well-known test number: its check digits hold, but it is refused by policy/
+
+    it('refuses 123.456.789-09 as a customer document by policy, in the CLI (exit 2) and in the sandbox (422)', async () => {
+      const cli = await runCommand(['tx', 'create', '--amount', '1000', '--customer-name', 'Ana', '--customer-document', '123.456.789-09'])
+      expect(cli.code).toBe(2)
+      expect(cli.stderr).toMatch(new RegExp(`^Error: --customer-document must be a real CPF or CNPJ: ${policy.source}`))
+      const created = await post('/core/transaction', {amount: 1000, paymentMethod: 'PIX', idempotencyKey: randomUUID(), pix: {}, customer: {name: 'Ana', document: '123.456.789-09'}})
+      expect(created.status).toBe(422)
+      expect(created.body.message).toEqual([expect.stringMatching(new RegExp(`^customer\\.document must be a real CPF or CNPJ: ${policy.source}`))])
+    })
+
+    it('refuses 123.456.789-09 as a PIX key by policy, in the CLI and in the sandbox', async () => {
+      const cli = await runCommand(['withdraw', '--amount', '1000', '--pix-key', '123.456.789-09', '--yes'])
+      expect(cli.code).toBe(2)
+      expect(cli.stderr).toMatch(new RegExp(`^Error: --pix-key is refused: ${policy.source}`))
+      const refused = await post('/core/withdraw', {amount: 1000, pixKey: '12345678909', pixKeyType: 'CPF', idempotencyKey: randomUUID()})
+      expect(refused.status).toBe(422)
+      expect(String(refused.body.message)).toMatch(policy)
+    })
+
+    it.each(['john..doe@x.com', '.john@x.com', 'z@co.c'])('takes the e-mail key %s the DICT admits, in the sandbox and in the CLI (sent lower case)', async (key) => {
+      const taken = await post('/core/withdraw', {amount: 1000, pixKey: key, pixKeyType: 'EMAIL', idempotencyKey: randomUUID()})
+      expect(taken.status, JSON.stringify(taken.body)).toBeLessThan(300)
+      const cli = await runCommand(['withdraw', '--amount', '1000', '--pix-key', key.toUpperCase(), '--dry-run', '--json'])
+      expect(cli.code, cli.stderr).toBe(0)
+      expect(cli.stderr).toContain('PIX key type: EMAIL')
     })
   })
 })
