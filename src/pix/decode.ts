@@ -1,5 +1,5 @@
 // Subpath import: the package's main entry loads every module it has.
-import {getPixPayloadInfo, type PixPayloadInfo} from '@brazilian-utils/brazilian-utils/get-pix-payload-info'
+import {getPixPayloadInfo} from '@brazilian-utils/brazilian-utils/get-pix-payload-info'
 
 import {UsageError} from '../cli/errors.js'
 
@@ -33,9 +33,33 @@ export interface PixCrc {
   found: string
 }
 
+/**
+ * A template the code carries besides the PIX one and the recurrence: another merchant account
+ * template (26 to 51) or an unreserved template (80 to 99) of another GUI, shown as written.
+ */
+export interface PixTemplate {
+  id: string
+  name: string
+  /** Sub-field 00, when the template has one. */
+  gui?: string
+  fields: PixField[]
+}
+
+/**
+ * What the code carries decides its kind, as the BCB manual has it: `static` carries the
+ * receiver's key (26-01), `dynamic` a location (26-25) the payer's app fetches the charge from, and
+ * `recurrence` neither, only a Pix Automático recurrence (a template of 80 to 99 whose GUI is
+ * br.gov.bcb.pix): nothing is paid now, the payer is asked to authorise the recurrence.
+ */
+export type PixKind = 'static' | 'dynamic' | 'recurrence'
+
 export interface DecodedPix {
-  /** `dynamic` when the code points at a PSP location (26-25) or field 01 is "12". */
-  kind: 'static' | 'dynamic'
+  kind: PixKind
+  /**
+   * Field 01: false when it is "12" (the code may be paid once), true when it is "11" or absent
+   * (the code may be paid many times). Independent of the kind: a static code may be single use.
+   */
+  reusable: boolean
   /** The receiver's PIX key (26-01), in a static code. */
   key?: string
   /** The PSP location (26-25) of a dynamic code, without a scheme, as written in the code. */
@@ -53,8 +77,12 @@ export interface DecodedPix {
   merchantCategoryCode: string
   /** Field 61, when present. */
   postalCode?: string
-  /** Pix Automático: the location of the recurrence's authorisation (80-25), without a scheme. */
+  /** Pix Automático: the location of the recurrence's authorisation (e.g. 80-25), without a scheme. */
   recurrence?: string
+  /** Which field carries the recurrence ("80" as a rule). */
+  recurrenceField?: string
+  /** Other templates (26 to 51 beside the PIX one, 80 to 99 of other GUIs), as written. */
+  templates?: PixTemplate[]
   crc: PixCrc
   /** Every field as written, templates opened, for support staff and `--json`. */
   fields: PixField[]
@@ -143,17 +171,38 @@ function topName(id: string): string {
   if (number >= 2 && number <= 25) return 'Merchant Account Information (card schemes)'
   if (number >= 26 && number <= 51) return 'Merchant Account Information'
   if (number >= 65 && number <= 79) return 'RFU for EMVCo'
-  if (id === '80') return 'Recurrence (Pix Automático)'
   if (number >= 80 && number <= 99) return 'Unreserved Template'
   return 'unknown field'
 }
 
-function childName(parent: string, id: string): string {
+/** The GUI of the PIX template and of the Pix Automático recurrence; read in any case, as apps do. */
+const PIX_GUI = 'br.gov.bcb.pix'
+const isPixGui = (gui: string | undefined) => gui?.toLowerCase() === PIX_GUI
+
+const isUnreserved = (id: string) => Number(id) >= 80 && Number(id) <= 99
+
+/** The name of a top-level field, knowing its value: a template of 80 to 99 is the recurrence by its GUI. */
+function fieldName(id: string, value: string): string {
+  if (isUnreserved(id) && isPixGui(guiOf(value))) return 'Recurrence (Pix Automático)'
+  return topName(id)
+}
+
+/** Sub-field 00 of a template's value, when it starts with one. */
+function guiOf(value: string): string | undefined {
+  const inner = walk(value, 0)
+  return inner.fields.find((field) => field.id === '00')?.value
+}
+
+/**
+ * The name of sub-field `id` of template `parent`. The PIX names hold only in a template whose
+ * GUI is br.gov.bcb.pix (`pix`); another GUI's sub-fields are named by their id alone.
+ */
+function childName(parent: string, id: string, pix = true): string {
   const number = Number(parent)
-  if (number >= 26 && number <= 51) return PIX_ACCOUNT_NAMES[id] ?? (id === '00' ? 'GUI' : 'template field')
+  if (id === '00' && parent !== '62') return 'GUI'
+  if (number >= 26 && number <= 51) return pix ? (PIX_ACCOUNT_NAMES[id] ?? 'template field') : 'template field'
   if (parent === '62') return ADDITIONAL_DATA_NAMES[id] ?? 'template field'
-  if (parent === '80' && id === '25') return 'Recurrence location'
-  if (id === '00') return 'GUI'
+  if (isUnreserved(parent) && pix && id === '25') return 'Recurrence location'
   return 'template field'
 }
 
@@ -392,23 +441,24 @@ function openTemplate(code: string, field: Tlv): {fields: Tlv[]} {
   const offset = field.position + 4
   const inner = walk(field.value, offset)
   if (inner.failure) {
-    const name = (id: string) => childName(field.id, id)
+    const pix = isPixGui(guiOf(field.value))
+    const name = (id: string) => childName(field.id, id, pix)
     throw diagnoseWalk({text: field.value, offset, name, idPrefix: `${field.id}-`, parent: ref(field.id), code}, inner)
   }
   return inner
 }
 
-function describeFields(fields: Tlv[], parent?: string): PixField[] {
+function describeFields(fields: Tlv[], parent?: {id: string; pix: boolean}): PixField[] {
   return fields.map((field) => {
     const described: PixField = {
-      id: parent ? `${parent}-${field.id}` : field.id,
-      name: parent ? childName(parent, field.id) : topName(field.id),
+      id: parent ? `${parent.id}-${field.id}` : field.id,
+      name: parent ? childName(parent.id, field.id, parent.pix) : fieldName(field.id, field.value),
       position: field.position,
       value: field.value,
     }
     if (!parent && isTemplate(field.id)) {
       const inner = walk(field.value, field.position + 4)
-      if (!inner.failure) described.fields = describeFields(inner.fields, field.id)
+      if (!inner.failure) described.fields = describeFields(inner.fields, {id: field.id, pix: isPixGui(guiOf(field.value))})
     }
     return described
   })
@@ -450,7 +500,16 @@ export function decodePix(input: string): DecodedPix {
     }
   }
   const top = walk(code, 0)
-  if (top.failure) throw diagnoseWalk(site, top, passes)
+  if (top.failure) {
+    const broken = diagnoseWalk(site, top, passes)
+    // A code without its CRC field (no "6304" anywhere) whose walk ran past the end lacks what
+    // every code ends with: that is the first thing to say, then what the walk tripped on.
+    if (top.failure.kind === 'overrun' && !code.includes('6304') && broken.field?.id !== '63') {
+      const other = broken.field ? `field ${broken.field.id} (${broken.field.name}) ${broken.rule}` : broken.rule
+      throw new PixDecodeError(`${CRC_MISSING}; besides, ${other}`, {field: ref('63')})
+    }
+    throw broken
+  }
   const fields = top.fields
 
   // 2. Every field by its rule, so the most precise fault is named before a mere CRC mismatch.
@@ -469,19 +528,18 @@ export function decodePix(input: string): DecodedPix {
     const repair = bestRepair(site, fields, fields, likely)
     throw repair ? lengthError(site, repair) : error
   }
-  const {seen, crc, amountText, recurrence} = analysis
+  const {seen, crc} = analysis
   const crcField = seen.get('63')!
   const signed = code.slice(0, -4)
 
   // 4. The CRC, then brazilian-utils' reading, which must agree that the code is valid.
   const signedCode = signed + crc.expected
-  // brazilian-utils reads neither recurrences (Pix Automático) nor lengths in code points beyond
-  // UTF-16's single units (an emoji): such codes, valid by every rule above, are read here.
-  const ownReading = recurrence !== undefined || Array.from(code).length !== code.length
-  const info = getPixPayloadInfo(signedCode) ?? (ownReading ? readInfo(seen, code) : null)
-  if (!info) throw new PixDecodeError('is not a valid PIX BR Code', {crc})
-  const decoded = toDecoded(info, amountText, seen, crc, fields)
-  if (recurrence !== undefined) decoded.recurrence = recurrence
+  // brazilian-utils reads neither recurrences (Pix Automático), nor unreserved templates (80 to
+  // 99), nor lengths in code points beyond UTF-16's single units (an emoji): such codes, valid by
+  // every rule above, are read here alone.
+  const ownReading = analysis.recurrence !== undefined || fields.some((field) => isUnreserved(field.id)) || Array.from(code).length !== code.length
+  if (!ownReading && !getPixPayloadInfo(signedCode)) throw new PixDecodeError('is not a valid PIX BR Code', {crc})
+  const decoded = toDecoded(code, analysis, seen, crc, fields)
   if (!crc.valid) {
     // A mistyped length can still parse, into other values: if the CRC confirms another length
     // of one field, that length is the fault.
@@ -497,11 +555,18 @@ export function decodePix(input: string): DecodedPix {
   return decoded
 }
 
-interface Analysis {
+/** What the rules of each field found: the PIX template, the amount's text, the recurrence. */
+interface Checked {
+  account: {id: string; fields: Map<string, Tlv>}
+  amountText?: string
+  recurrence?: {id: string; location: string}
+}
+
+const CRC_MISSING = 'is missing: the code must end with field 63, the CRC (6304 and four hex digits)'
+
+interface Analysis extends Checked {
   seen: Map<string, Tlv>
   crc: PixCrc
-  amountText?: string
-  recurrence?: string
 }
 
 /** The envelope (00 first, 63 last with four hex digits, no field twice), then each field's rule. */
@@ -518,7 +583,7 @@ function analyse(code: string, fields: Tlv[]): Analysis {
     seen.set(field.id, field)
   }
   const crcField = seen.get('63')
-  if (!crcField) throw new PixDecodeError('is missing: the code must end with 6304 and four hex digits', {field: ref('63')})
+  if (!crcField) throw new PixDecodeError(CRC_MISSING, {field: ref('63')})
   if (crcField !== fields.at(-1)) throw new PixDecodeError('must be the last field', {field: ref('63'), position: crcField.position})
   if (crcField.length !== 4) {
     throw new PixDecodeError(`must have length 04; found ${pad(crcField.length)}`, {field: ref('63'), position: crcField.position})
@@ -536,7 +601,7 @@ function analyse(code: string, fields: Tlv[]): Analysis {
 }
 
 /** Checks every field's own rule; answers the amount's text and the recurrence's location, when there are. */
-function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: PixCrc): {amountText?: string; recurrence?: string} {
+function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: PixCrc): Checked {
   const fail = (id: string, rule: string): never => {
     const field = seen.get(id.slice(0, 2))
     throw new PixDecodeError(rule, {field: ref(id), position: field?.position, crc})
@@ -553,7 +618,7 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
     if (number < 26 || number > 51) continue
     const inner = openTemplate(code, field)
     const byId = new Map(inner.fields.map((child) => [child.id, child]))
-    if (byId.get('00')?.value.toLowerCase() === 'br.gov.bcb.pix') {
+    if (isPixGui(byId.get('00')?.value)) {
       account = {id: field.id, fields: byId}
       break
     }
@@ -566,19 +631,22 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
   const key = accountFields.get('01')
   const location = accountFields.get('25')
   const facilitator = accountFields.get('03')
-  // Pix Automático: a recurrence (field 80, GUI and location); the template may then hold only its GUI.
-  let recurrence: string | undefined
-  const recurrenceField = seen.get('80')
-  if (recurrenceField) {
-    const inner = new Map(openTemplate(code, recurrenceField).fields.map((child) => [child.id, child]))
-    if (inner.get('00')?.value.toLowerCase() !== 'br.gov.bcb.pix') fail('80-00', 'must be the GUI "br.gov.bcb.pix" of a recurrence')
+  // Templates 80 to 99 are EMV's unreserved templates, each opened by its GUI (sub-field 00).
+  // The one whose GUI is br.gov.bcb.pix is the Pix Automático recurrence (GUI and location; the
+  // PIX template may then hold only its GUI); any other is read and shown as it is.
+  let recurrence: {id: string; location: string} | undefined
+  for (const field of fields) {
+    if (!isUnreserved(field.id)) continue
+    const inner = new Map(openTemplate(code, field).fields.map((child) => [child.id, child]))
+    if (!isPixGui(inner.get('00')?.value)) continue
+    if (recurrence) fail(field.id, `is a second recurrence (GUI "${PIX_GUI}"): field ${recurrence.id} already carries one`)
     const where = inner.get('25')
-    if (!where) fail('80-25', 'is missing: a recurrence carries the location of its authorisation')
-    if (!LOCATION.test(where!.value)) fail('80-25', `must be a host and path without a scheme, e.g. pix.example.com/rec/v1/1234; found "${where!.value}"`)
-    recurrence = where!.value
+    if (!where) fail(`${field.id}-25`, 'is missing: a recurrence carries the location of its authorisation')
+    if (!LOCATION.test(where!.value)) fail(`${field.id}-25`, `must be a host and path without a scheme, e.g. pix.example.com/rec/v1/1234; found "${where!.value}"`)
+    recurrence = {id: field.id, location: where!.value}
   }
   if (key && location) fail(accountId, `must carry either a PIX key (${accountId}-01) or a location (${accountId}-25), not both`)
-  if (!key && !location && !recurrence) fail(`${accountId}-01`, `is missing: the template carries neither a PIX key (${accountId}-01) nor a location (${accountId}-25), and no recurrence (80) follows`)
+  if (!key && !location && !recurrence) fail(`${accountId}-01`, `is missing: the template carries neither a PIX key (${accountId}-01) nor a location (${accountId}-25), and no recurrence (a template of 80 to 99 with the GUI "${PIX_GUI}") follows`)
   if (key && key.value === '') fail(`${accountId}-01`, 'must not be empty')
   if (location && !LOCATION.test(location.value)) {
     fail(`${accountId}-25`, `must be a host and path without a scheme, e.g. pix.example.com/qr/v2/1234; found "${location.value}"`)
@@ -611,45 +679,56 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
 
   const additional = seen.get('62')
   if (additional) openTemplate(code, additional)
-  return {amountText: amount?.value, recurrence}
+  return {account: account!, amountText: amount?.value, recurrence}
 }
 
-/** What a code says, as brazilian-utils would have read it, from the fields already checked. */
-function readInfo(seen: Map<string, Tlv>, code: string): PixPayloadInfo {
-  const account = [...seen.values()].find((field) => Number(field.id) >= 26 && Number(field.id) <= 51)
-  const inner = account ? new Map(openTemplate(code, account).fields.map((child) => [child.id, child])) : new Map<string, Tlv>()
-  const txid = seen.get('62') ? new Map(openTemplate(code, seen.get('62')!).fields.map((child) => [child.id, child])).get('05')?.value : undefined
-  const location = inner.get('25')?.value
-  return {
+/** Sub-fields of a template already checked, by id. */
+const openedById = (code: string, field: Tlv) => new Map(openTemplate(code, field).fields.map((child) => [child.id, child]))
+
+/**
+ * What the code asks for, from the fields already checked. The kind is what the code carries (a
+ * key, a location, or only a recurrence); field 01 says only whether it may be paid once.
+ */
+function toDecoded(code: string, checked: Checked, seen: Map<string, Tlv>, crc: PixCrc, fields: Tlv[]): DecodedPix {
+  const {account, amountText, recurrence} = checked
+  const key = account.fields.get('01')?.value
+  const location = account.fields.get('25')?.value
+  const kind: PixKind = key !== undefined ? 'static' : location !== undefined ? 'dynamic' : 'recurrence'
+  const described = describeFields(fields)
+  const decoded: DecodedPix = {
+    kind,
+    reusable: seen.get('01')?.value !== '12',
     merchantName: seen.get('59')!.value,
     merchantCity: seen.get('60')!.value,
-    pointOfInitiation: location !== undefined || seen.get('01')?.value === '12' ? 'dynamic' : 'static',
-    ...(inner.get('01') ? {key: inner.get('01')!.value} : {}),
-    ...(location !== undefined ? {url: location} : {}),
-    ...(seen.get('54') && location === undefined ? {amount: Number(seen.get('54')!.value)} : {}),
-    ...(txid !== undefined && txid !== '***' && location === undefined ? {txid} : {}),
-    ...(inner.get('02') ? {description: inner.get('02')!.value} : {}),
-  } as PixPayloadInfo
-}
-
-function toDecoded(info: PixPayloadInfo, amountText: string | undefined, seen: Map<string, Tlv>, crc: PixCrc, fields: Tlv[]): DecodedPix {
-  const decoded: DecodedPix = {
-    kind: info.pointOfInitiation,
-    merchantName: info.merchantName,
-    merchantCity: info.merchantCity,
     merchantCategoryCode: seen.get('52')!.value,
     crc,
-    fields: describeFields(fields),
+    fields: described,
   }
-  if (info.key !== undefined) decoded.key = info.key
-  if (info.url !== undefined) decoded.url = info.url
-  // brazilian-utils gives the amount as a float; the cents come from the text. It drops the
-  // amount of a code with a location, as the manual mandates: the location rules.
-  if (info.amount !== undefined && amountText !== undefined) decoded.amountCents = amountToCents(amountText)
-  if (info.txid !== undefined) decoded.txid = info.txid
-  if (info.description !== undefined) decoded.description = info.description
-  if (info.withdrawalFacilitator !== undefined) decoded.withdrawalFacilitator = info.withdrawalFacilitator
+  if (key !== undefined) decoded.key = key
+  if (location !== undefined) decoded.url = location
+  // A static code states its amount and txid; a dynamic one's location rules them (the manual
+  // has the payer's app ignore what the code says); a recurrence alone asks for no payment.
+  if (kind === 'static') {
+    if (amountText !== undefined) decoded.amountCents = amountToCents(amountText)
+    const txid = seen.get('62') ? openedById(code, seen.get('62')!).get('05')?.value : undefined
+    if (txid !== undefined && txid !== '***') decoded.txid = txid
+  }
+  const description = account.fields.get('02')?.value
+  if (description !== undefined) decoded.description = description
+  const facilitator = account.fields.get('03')?.value
+  if (facilitator !== undefined) decoded.withdrawalFacilitator = facilitator
   const postalCode = seen.get('61')
   if (postalCode) decoded.postalCode = postalCode.value
+  if (recurrence) {
+    decoded.recurrence = recurrence.location
+    decoded.recurrenceField = recurrence.id
+  }
+  const templates = described
+    .filter((field) => field.fields && field.id !== account.id && field.id !== recurrence?.id && ((Number(field.id) >= 26 && Number(field.id) <= 51) || isUnreserved(field.id)))
+    .map((field): PixTemplate => {
+      const gui = field.fields!.find((child) => child.id === `${field.id}-00`)?.value
+      return {id: field.id, name: field.name, ...(gui === undefined ? {} : {gui}), fields: field.fields!}
+    })
+  if (templates.length > 0) decoded.templates = templates
   return decoded
 }

@@ -2,7 +2,6 @@
 import {getAreaCodeInfo} from '@brazilian-utils/brazilian-utils/get-area-code-info'
 import {isValidCnpj} from '@brazilian-utils/brazilian-utils/is-valid-cnpj'
 import {isValidCpf} from '@brazilian-utils/brazilian-utils/is-valid-cpf'
-import {isValidEmail} from '@brazilian-utils/brazilian-utils/is-valid-email'
 
 import {LIMITS, PIX_KEY_TYPES, UUID_PATTERN, type PixKeyType} from './enums.js'
 
@@ -26,10 +25,37 @@ export const PIX_KEY_FORMS: Record<PixKeyType, string> = {
   EVP: 'a random key (a UUID), e.g. 7d9f0335-8dcc-4054-9bf9-0c3e6e0a8b1e',
 }
 
+/** The CPF refused by policy: its check digits hold, but it is a well-known test number, nobody's. */
+const TEST_CPF = '12345678909'
+
 /** A CPF the rules take: check digits valid, not one repeated digit, not the well-known 123.456.789-09. */
 export function isCpf(digits: string): boolean {
-  return /^\d{11}$/.test(digits) && !/^(\d)\1{10}$/.test(digits) && digits !== '12345678909' && isValidCpf(digits)
+  return /^\d{11}$/.test(digits) && !/^(\d)\1{10}$/.test(digits) && digits !== TEST_CPF && isValidCpf(digits)
 }
+
+/**
+ * Why the 11 digits of a CPF are refused, or undefined when they are a CPF the rules take: the
+ * check digits, one repeated digit, or the well-known test number (refused by policy, its check
+ * digits hold). The CLI's flags, PIX keys and the sandbox all say it in these words.
+ */
+export function cpfProblem(digits: string): string | undefined {
+  if (digits === TEST_CPF) return '123.456.789-09 is a well-known test number: its check digits hold, but it is refused by policy (it is nobody’s CPF)'
+  if (/^(\d)\1{10}$/.test(digits)) return 'that number is no real CPF'
+  if (!isCpf(digits)) return 'its check digits do not match'
+  return undefined
+}
+
+/**
+ * An e-mail key as the DICT's key pattern admits it (bacen/pix-dict-api, openapi/openapi.yaml, the
+ * key types table): in lower case, a local part of letters, digits and . ! # $ & ' * + / = ? ^ _ `
+ * { | } ~ - (dots anywhere, as the DICT allows them), an @, then labels of letters, digits and
+ * inner hyphens (1 to 63 characters) joined by dots. The product is no stricter than the DICT.
+ */
+const EMAIL_LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?'
+const DICT_EMAIL = new RegExp(`^[a-z0-9.!#$&'*+/=?^_\`{|}~-]+@${EMAIL_LABEL}(?:\\.${EMAIL_LABEL})*$`)
+
+/** Whether the DICT admits `text` (as typed, ASCII only) as an e-mail key once in lower case. */
+export const isDictEmail = (text: string): boolean => /^[\x21-\x7e]+$/.test(text) && DICT_EMAIL.test(text.toLowerCase())
 
 /** A CNPJ, numeric or alphanumeric (12 of 0-9A-Z and 2 check digits), not one repeated character. */
 export function isCnpj(value: string): boolean {
@@ -75,7 +101,8 @@ function readPhone(text: string, bareAllowed: boolean): PixKeyReading {
 function readCpf(text: string): PixKeyReading {
   const digits = text.replace(/[.-]/g, '')
   if (!/^\d{11}$/.test(digits)) return {ok: false, message: `is not a CPF: a CPF key has 11 digits`}
-  if (!isCpf(digits)) return {ok: false, message: `is not a valid CPF: ${/^(\d)\1{10}$/.test(digits) || digits === '12345678909' ? 'that number is no real CPF' : 'its check digits do not match'}`}
+  const problem = cpfProblem(digits)
+  if (problem) return {ok: false, message: `${digits === TEST_CPF ? 'is refused' : 'is not a valid CPF'}: ${problem}`}
   return {ok: true, type: 'CPF', value: digits}
 }
 
@@ -88,7 +115,7 @@ function readCnpj(text: string): PixKeyReading {
 
 function readEmail(text: string): PixKeyReading {
   if (text.length > LIMITS.emailKey.max) return {ok: false, message: `is an e-mail key of ${text.length} characters: an EMAIL key has at most ${LIMITS.emailKey.max}`}
-  if (!isValidEmail(text)) return {ok: false, message: `is not a valid e-mail address`}
+  if (!isDictEmail(text)) return {ok: false, message: 'is not a valid e-mail address'}
   return {ok: true, type: 'EMAIL', value: text.toLowerCase()}
 }
 
@@ -121,6 +148,7 @@ export function readPixKey(input: string, given?: PixKeyType): PixKeyReading {
   if (text.startsWith('+') || text.startsWith('(') || /^\d{2}\s/.test(text)) return readPhone(text, false)
   if (/^\d{11}$/.test(text)) {
     if (isCpf(text)) return {ok: true, type: 'CPF', value: text}
+    if (text === TEST_CPF) return {ok: false, message: `is refused: ${cpfProblem(text)}`}
     return {
       ok: false,
       message: `is neither a valid CPF (its check digits do not match) nor a phone written as one: write a phone +55 ${text.slice(0, 2)} ${text.slice(2, 7)}-${text.slice(7)}, or give --pix-key-type PHONE`,

@@ -9,7 +9,7 @@ import {z} from 'zod'
 
 import {isLoopbackHost} from '../api/base-url.js'
 import {LIMITS} from './enums.js'
-import {isCnpj, isCpf} from './pix-key.js'
+import {cpfProblem, isCnpj, isCpf} from './pix-key.js'
 
 /**
  * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
@@ -62,11 +62,24 @@ export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isCpfDocument(va
 const isCpfDocument = (value: string) => isValidCpf(value) && isCpf(value.replace(/\D/g, ''))
 const isCnpjDocument = (value: string) => isValidCnpj(value, {version: 2}) && isCnpj(value.replace(/[^0-9A-Za-z]/g, '').toUpperCase())
 
+/**
+ * Why a value is not a document the rules take. Check digits are the common cause; a number refused
+ * by policy though its check digits hold (the well-known test CPF 123.456.789-09) is said as such.
+ */
+function documentProblem(value: string): string {
+  const digits = value.replace(/[\s.-]/g, '')
+  if (/^\d{11}$/.test(digits) && isValidCpf(digits)) {
+    const problem = cpfProblem(digits)
+    if (problem && problem !== 'its check digits do not match') return `must be a real CPF or CNPJ: ${problem}`
+  }
+  return 'must be a valid CPF or CNPJ (check digits verified)'
+}
+
 /** A CPF or CNPJ as the gateway takes it: check digits verified, the letters of an alphanumeric CNPJ in upper case. */
 export const document = () =>
   z
     .string({error: 'must be a CPF or CNPJ'})
-    .refine(isDocument, {error: 'must be a valid CPF or CNPJ (check digits verified)', abort: true})
+    .refine(isDocument, {error: (issue) => documentProblem(String(issue.input)), abort: true})
     .superRefine((value, ctx) => {
       if (/[a-z]/.test(value)) ctx.addIssue({code: 'custom', message: `must have the letters of a CNPJ in upper case: ${value.toUpperCase()}`})
     })

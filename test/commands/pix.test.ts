@@ -62,6 +62,7 @@ describe('pix decode', () => {
         Type: expect.stringMatching(/^static/),
         'PIX key': MERCHANT.pixKey,
         Amount: 'R$ 79,80',
+        Payer: 'asked to confirm a payment of R$ 79,80 to the key above',
         Merchant: MERCHANT.name,
         City: MERCHANT.city,
         txid: txidFor(charge.id),

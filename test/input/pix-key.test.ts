@@ -59,7 +59,7 @@ describe('PIX keys', () => {
     ['+55 20 98765-4321', /^has the DDD 20, which is no Brazilian area code$/],
     ['+1 415 555 0100', /^is not a Brazilian number: a PHONE key starts \+55$/],
     ['111.111.111-11', /^is not a valid CPF: that number is no real CPF$/],
-    ['123.456.789-09', /^is not a valid CPF: that number is no real CPF$/],
+    ['123.456.789-09', /^is refused: 123\.456\.789-09 is a well-known test number: its check digits hold, but it is refused by policy/],
     ['00.000.000/0000-00', /^is not a valid CNPJ: that number is no real CNPJ$/],
   ])('never sends %s to a key it was not typed as: %s', (input, message) => {
     const resolved = resolvePixKey(input)

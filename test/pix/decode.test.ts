@@ -242,10 +242,10 @@ describe('decodePix', () => {
       expect(decodeError(resign(withLength(code, '0506ABC', 7))).field).toEqual({id: '62-05', name: 'Reference Label (txid)'})
     })
 
-    it('says when a length runs past the end of the code', () => {
+    it('says when a length runs past the end of the code, after saying that the CRC field is missing', () => {
       const error = decodeError(handMade({extra: '6199123'}).slice(0, -8))
-      expect(error.field).toEqual({id: '61', name: 'Postal Code'})
-      expect(error.rule).toMatch(/runs past the end of the code/)
+      expect(error.field).toEqual({id: '63', name: 'CRC'})
+      expect(error.rule).toMatch(/^is missing: .*; besides, field 61 \(Postal Code\) has length 99, which runs past the end of the code/)
     })
 
     it('says when the code was cut short', () => {

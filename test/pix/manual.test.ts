@@ -17,15 +17,55 @@ describe('pix decode by the BR Code manual', () => {
   it('reads a recurrence-only code (Pix Automático): template 26 holding only its GUI, the recurrence in field 80', () => {
     const code = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix') + field('25', 'pix.example.com/rec/v1/9f2c')))
     const decoded = decodePix(code)
-    expect(decoded).toMatchObject({kind: 'static', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA', recurrence: 'pix.example.com/rec/v1/9f2c', crc: {valid: true}})
+    expect(decoded).toMatchObject({kind: 'recurrence', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA', recurrence: 'pix.example.com/rec/v1/9f2c', recurrenceField: '80', crc: {valid: true}})
     expect(decoded.key).toBeUndefined()
   })
 
   it('refuses a template 26 with only its GUI and no recurrence, and a recurrence without its GUI or location', () => {
     const bare = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'))
-    expect(() => decodePix(bare)).toThrow(/neither a PIX key .* nor a location .*, and no recurrence \(80\) follows/)
+    expect(() => decodePix(bare)).toThrow(/neither a PIX key .* nor a location .*, and no recurrence \(a template of 80 to 99 with the GUI "br.gov.bcb.pix"\) follows/)
     const noLocation = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix')))
     expect(() => decodePix(noLocation)).toThrow(/is missing: a recurrence carries the location/)
+  })
+
+  it('reads templates 80 to 99 by their GUI: br.gov.bcb.pix in any case is the recurrence, in whichever of them; any other GUI is shown as written', () => {
+    const account = field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com'))
+    const upper = signed(field('00', '01'), field('26', field('00', 'BR.GOV.BCB.PIX')), ...envelope('Fulano de Tal'), field('85', field('00', 'BR.GOV.BCB.PIX') + field('25', 'pix.example.com/rec/v1/77')))
+    expect(decodePix(upper)).toMatchObject({kind: 'recurrence', recurrence: 'pix.example.com/rec/v1/77', recurrenceField: '85'})
+    expect(decodePix(upper).fields.find((one) => one.id === '85')).toMatchObject({name: 'Recurrence (Pix Automático)', fields: [{id: '85-00', name: 'GUI'}, {id: '85-25', name: 'Recurrence location'}]})
+
+    const other = signed(field('00', '01'), account, ...envelope('Fulano de Tal'), field('80', field('00', 'BR.COM.OUTRO') + field('25', 'not a location') + field('07', 'x')))
+    const decoded = decodePix(other)
+    expect(decoded).toMatchObject({kind: 'static', key: 'maria@example.com'})
+    expect(decoded.recurrence).toBeUndefined()
+    expect(decoded.templates).toEqual([
+      {
+        id: '80',
+        name: 'Unreserved Template',
+        gui: 'BR.COM.OUTRO',
+        fields: [
+          expect.objectContaining({id: '80-00', name: 'GUI', value: 'BR.COM.OUTRO'}),
+          expect.objectContaining({id: '80-25', name: 'template field', value: 'not a location'}),
+          expect.objectContaining({id: '80-07', name: 'template field', value: 'x'}),
+        ],
+      },
+    ])
+
+    const both = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix') + field('25', 'pix.example.com/rec/1')), field('81', field('00', 'br.gov.bcb.pix') + field('25', 'pix.example.com/rec/2')))
+    expect(() => decodePix(both)).toThrow(/^PIX code field 81 \(Unreserved Template\) is a second recurrence \(GUI "br.gov.bcb.pix"\): field 80 already carries one$/)
+  })
+
+  it('pix decode shows a recurrence-only code as nothing paid now, and --json carries kind and reusable', async () => {
+    const code = signed(field('00', '01'), field('26', field('00', 'br.gov.bcb.pix')), ...envelope('Fulano de Tal'), field('80', field('00', 'br.gov.bcb.pix') + field('25', 'pix.example.com/rec/v1/9f2c')))
+    const human = await runCommand(['pix', 'decode', code])
+    expect(human.code).toBe(0)
+    expect(human.stdout).toMatch(/^ {2}Type: +recurrence only \(Pix Automático\): nothing is paid now$/m)
+    expect(human.stdout).toMatch(/^ {2}Payer: +asked only to authorise the recurrence .*; nothing is paid now$/m)
+    expect(human.stdout).not.toMatch(/payer types it|set by the location/)
+    const json = await runCommand(['pix', 'decode', code, '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({kind: 'recurrence', reusable: true, recurrence: 'pix.example.com/rec/v1/9f2c'})
+    const once = signed(field('00', '01'), field('01', '12'), field('26', field('00', 'br.gov.bcb.pix') + field('01', 'maria@example.com')), ...envelope('Fulano de Tal'))
+    expect(JSON.parse((await runCommand(['pix', 'decode', once, '--json'])).stdout)).toMatchObject({kind: 'static', reusable: false, key: 'maria@example.com'})
   })
 
   it('counts lengths in code points: a merchant name with an emoji and accents is as long as its characters', () => {

@@ -43,9 +43,9 @@ export async function pixDecode(options: PixDecodeOptions, ctx: CommandContext):
 }
 
 export default class PixDecode extends BaseCommand<typeof PixDecode> {
-  static override summary = 'Show what a PIX copy-and-paste code asks for: key or location, amount, merchant, txid, CRC.'
+  static override summary = 'Show what a PIX copy-and-paste code asks for: key, location or recurrence, amount, merchant, txid, CRC.'
 
-  static override description = `Decodes a PIX copy-and-paste code (a BR Code, the text behind a PIX QR code) offline, without a phone and without sending anything: whether it is static or dynamic, the receiver's PIX key (static) or the location URL the payer's app fetches the charge from (dynamic), the amount in BRL, the merchant's name and city, the txid, and whether its CRC16 is valid.
+  static override description = `Decodes a PIX copy-and-paste code (a BR Code, the text behind a PIX QR code) offline, without a phone and without sending anything: its kind, by what it carries (static: the receiver's PIX key; dynamic: the location URL the payer's app fetches the charge from; recurrence: only a Pix Automático recurrence to authorise, nothing paid now), whether it may be paid once or many times (field 01), the amount in BRL, what the payer will be asked for, the merchant's name and city, the txid, any other templates as written, and whether its CRC16 is valid.
 
 The code comes from the argument (quote it: it holds spaces), or from stdin with - (or with no argument when stdin is not a terminal). Line breaks inside it are ignored, so a code wrapped by a mail client still reads.
 
@@ -62,7 +62,7 @@ An invalid code exits 2 and says which field is broken and by which rule: a wron
   }
 
   static override flags = {
-    json: jsonFlag('the decoded fields (kind, key or url, amountCents, merchantName, merchantCity, txid, crc, and every field as written)'),
+    json: jsonFlag('the decoded fields (kind, reusable, key or url, recurrence, amountCents, merchantName, merchantCity, txid, templates, crc, and every field as written)'),
   }
 
   async run(): Promise<DecodedPix | undefined> {
