@@ -41,8 +41,11 @@ const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yell
 export type Style = keyof typeof codes
 export type Paint = (style: Style, text: string) => string
 
-/** The painter's own sequences (and the grey of table borders), and no others: what a view keeps when it escapes outside text. */
-export const PAINT_SEQUENCE = new RegExp(`\u001B\\[(?:${[...new Set([...Object.values(codes).flat(), 90])].join('|')})m`, 'g')
+/**
+ * The painter's own sequences (and the grey of table borders, and the QR code's black on white), and
+ * no others: what a view keeps when it escapes outside text.
+ */
+export const PAINT_SEQUENCE = new RegExp(`\u001B\\[(?:${[...new Set([...Object.values(codes).flat(), 90, '30;47', '39;49'])].join('|')})m`, 'g')
 
 /** A line (or lines) of the CLI's own making for the terminal: its colours stay, any other control character is escaped. */
 export const terminalText = (text: string, options: {lines?: boolean} = {}) => printableText(text, PAINT_SEQUENCE, options)
