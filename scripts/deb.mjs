@@ -42,8 +42,13 @@ exec "$real" "$@"
 const versionLess = (a, b) => spawnSync('dpkg', ['--compare-versions', a, 'lt', b]).status === 0
 const run = (command, args, options = {}) => execFileSync(command, args, {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options})
 
-/** roff text: backslashes, leading dots and quotes, and hyphens escaped. */
-const roff = (text) => String(text ?? '').replace(/\\/g, '\\e').replace(/^([.'])/gm, '\\&$1').replace(/-/g, '\\-')
+/** roff text: backslashes, leading dots and quotes, and hyphens escaped; other than ASCII as \[uXXXX]. */
+const roff = (text) =>
+  String(text ?? '')
+    .replace(/\\/g, '\\e')
+    .replace(/^([.'])/gm, '\\&$1')
+    .replace(/-/g, '\\-')
+    .replace(/[^\x00-\x7f]/gu, (char) => `\\[u${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}]`)
 /** A README table cell as roff: `code` in bold, the rest as text. */
 const cell = (text) => text.split(/(`[^`]*`)/).map((part) => (part.startsWith('`') ? `\\fB${roff(part.slice(1, -1))}\\fR` : roff(part.replace(/\\\|/g, '|')))).join('')
 

@@ -13,7 +13,6 @@ export interface CompletionCommand {
   summary?: string
   description?: string
   flags?: Record<string, {type?: string; char?: string; options?: readonly string[]; hidden?: boolean; summary?: string; description?: string}>
-  args?: Record<string, {options?: readonly string[]}>
 }
 
 interface Spec {
@@ -22,8 +21,6 @@ interface Spec {
   summary: string
   /** Each flag as typed (`--amount`, `-y`), whether it takes a value, its values when fixed, and its summary. */
   flags: Array<{words: string[]; value: boolean; options: string[]; summary: string}>
-  /** The fixed values of its first argument, when it has them. */
-  argOptions: string[]
 }
 
 /** A topic (the first words of several commands) and what it is for. */
@@ -49,7 +46,6 @@ function specs(commands: readonly CompletionCommand[]): Spec[] {
           options: [...(flag.options ?? [])],
           summary: firstLine(flag.summary ?? flag.description),
         })),
-      argOptions: [...(Object.values(command.args ?? {})[0]?.options ?? [])],
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
@@ -83,7 +79,6 @@ function sharedFunctions(all: Spec[]): string {
       .filter((flag) => flag.options.length > 0)
       .map((flag) => `    ${flag.words.map((word) => quote(`${spec.name} ${word}`)).join('|')}) echo ${quote(flag.options.join(' '))} ;;`),
   )
-  const argCases = all.filter((spec) => spec.argOptions.length > 0).map((spec) => `    ${quote(spec.name)}) echo ${quote(spec.argOptions.join(' '))} ;;`)
   return `# Whether the words name a command.
 __gateway_is_command() {
   case "$1" in
@@ -130,22 +125,14 @@ ${optionCases.join('\n')}
   esac
 }
 
-# The values of command $1's first argument, when they are fixed.
-__gateway_arg_options() {
-  case "$1" in
-${argCases.join('\n')}
-  esac
-}
-
 # Reads words 1 to $1-1 of the line (given after $1) and sets __gateway_cmd to the command they
-# name (or the topic words typed so far), __gateway_value_of to the flag whose value the word at $1
-# is, if any, and __gateway_args to how many arguments follow the command.
+# name (or the topic words typed so far), and __gateway_value_of to the flag whose value the word
+# at $1 is, if any.
 __gateway_read_line() {
   local upto=$1 i=1 word expect= flag=
   shift
   __gateway_cmd=
   __gateway_value_of=
-  __gateway_args=0
   while [ "$i" -lt "$upto" ]; do
     eval "word=\\\${$i}"
     i=$((i + 1))
@@ -165,13 +152,10 @@ __gateway_read_line() {
         continue ;;
       =) continue ;;
     esac
-    if [ -z "$__gateway_cmd" ] || ! __gateway_is_command "$__gateway_cmd"; then
-      if __gateway_extends "\${__gateway_cmd:+$__gateway_cmd }$word"; then
-        __gateway_cmd="\${__gateway_cmd:+$__gateway_cmd }$word"
-        continue
-      fi
+    # A word that does not continue a command's name is an argument.
+    if ! __gateway_is_command "$__gateway_cmd" && __gateway_extends "\${__gateway_cmd:+$__gateway_cmd }$word"; then
+      __gateway_cmd="\${__gateway_cmd:+$__gateway_cmd }$word"
     fi
-    __gateway_args=$((__gateway_args + 1))
   done
   [ -n "$expect" ] && __gateway_value_of=$flag
   return 0
@@ -216,12 +200,7 @@ _gateway() {
       fi
       return 0 ;;
   esac
-  if __gateway_is_command "$__gateway_cmd"; then
-    words=$(__gateway_next_words "$__gateway_cmd")
-    [ "$__gateway_args" -eq 0 ] && words="$words $(__gateway_arg_options "$__gateway_cmd")"
-  else
-    words=$(__gateway_next_words "$__gateway_cmd")
-  fi
+  words=$(__gateway_next_words "$__gateway_cmd")
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
   return 0
 }
@@ -280,10 +259,6 @@ ${flagSummaryCases.join('\n')}
     line="\${__gateway_cmd:+$__gateway_cmd }$next"
     described+=("$next:$(__gateway_summary "$line")")
   done
-  if __gateway_is_command "$__gateway_cmd" && [ "$__gateway_args" -eq 0 ]; then
-    values=(\${(z)"$(__gateway_arg_options "$__gateway_cmd")"})
-    (( \${#values} )) && compadd -a values
-  fi
   (( \${#described} )) && _describe -t commands 'gateway command' described
   return 0
 }

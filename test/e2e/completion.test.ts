@@ -33,7 +33,6 @@ const CASES: Array<[string[], string[]]> = [
   [['gateway', 'deposits', 'list', '--status', 'PAID', '--output', ''], manifest.commands['deposits:list'].flags.output.options!],
   [['gateway', 'deposits', 'list', '--output', 'n'], ['ndjson']],
   [['gateway', 'journal', 'resolve', 'order-4711-key', '--as', ''], ['done', 'failed', 'not-sent']],
-  [['gateway', 'completion', ''], ['bash', 'zsh']],
   // A value that is free text: neither flags nor commands.
   [['gateway', 'tx', 'create', '--amount', ''], []],
 ]
