@@ -207,13 +207,15 @@ describe('tx create draws the charge’s QR code for a terminal', () => {
   }
 
   it('draws when the terminal is exactly as wide as the code', async () => {
-    const probe = await create({columns: 200, env: {NO_COLOR: '1'}})
+    // One charge, shown three times (its key answers the same record): the code's size depends on its text.
+    const args = ['--idempotency-key', `qr-width-${Date.now()}`]
+    const probe = await create({columns: 200, env: {NO_COLOR: '1'}, args})
     const drawn = drawingOf(probe.stdout).split('\n').filter(Boolean)
     const exact = [...drawn[0]].length
-    const result = await create({columns: exact, env: {NO_COLOR: '1'}})
+    const result = await create({columns: exact, env: {NO_COLOR: '1'}, args})
     expect(result.stderr).not.toMatch(/not drawn/)
     expect(drawingOf(result.stdout).split('\n').filter(Boolean).every((line) => [...line].length === exact)).toBe(true)
-    const narrower = await create({columns: exact - 1, env: {NO_COLOR: '1'}})
+    const narrower = await create({columns: exact - 1, env: {NO_COLOR: '1'}, args})
     expect(narrower.stdout).not.toMatch(/[▀▄█]/)
     expect(narrower.stderr).toMatch(/not drawn/)
   })
