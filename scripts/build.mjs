@@ -51,7 +51,7 @@ function discoverCommands(dir = commandsDir) {
  * are found from the manifest each plugin publishes, and their hooks from its package.json; the
  * CLI's package.json names each hook (oclif.hooks), and the build checks that it does.
  */
-const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-autocomplete', '@oclif/plugin-not-found']
+const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-not-found']
 /** Events that never happen here: the CLI has no plugin installer. */
 const NO_SUCH_EVENTS = new Set(['plugins:preinstall', 'plugins:postinstall', 'plugins:preuninstall', 'plugins:postuninstall'])
 

@@ -37,8 +37,9 @@ export function detectTerminal(facts: TtyFacts, env: NodeJS.ProcessEnv): Termina
   }
 }
 
-const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], grey: [90, 39]} as const
-export type Style = Exclude<keyof typeof codes, 'grey'>
+// ink and paper: the QR code's explicit black on white, so it reads on any theme.
+const codes = {bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], grey: [90, 39], ink: [30, 39], paper: [47, 49]} as const
+export type Style = Exclude<keyof typeof codes, 'grey' | 'ink' | 'paper'>
 export type Paint = (style: Style, text: string) => string
 
 /**
@@ -56,7 +57,14 @@ const MARKS = new RegExp(`[${markOf(SGR[0])}-${markOf(SGR.at(-1)!)}]`)
 
 /** The painter's mark for a style, as a table's borders and headers use it. */
 export function mark(style: keyof typeof codes, text: string): string {
-  return `${markOf(codes[style][0])}${printable(text)}${markOf(codes[style][1])}`
+  return marks([style], text)
+}
+
+/** The painter's marks for several styles at once around one text (the QR code's ink on paper). */
+export function marks(styles: ReadonlyArray<keyof typeof codes>, text: string): string {
+  const open = styles.map((style) => markOf(codes[style][0])).join('')
+  const close = styles.map((style) => markOf(codes[style][1])).reverse().join('')
+  return `${open}${printable(text)}${close}`
 }
 
 /**

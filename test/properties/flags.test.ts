@@ -285,6 +285,8 @@ const ARGUMENTS: Record<string, {wrong: fc.Arbitrary<string>; named: string}> = 
     wrong: fc.oneof(fc.constantFrom('000201', '0002010102', '00020101021226', 'pix.example.com'), fc.string({unit: 'binary', maxLength: 60}), junk),
     named: 'PIX code',
   },
+  // completion: a shell it makes no script for
+  shell: {wrong: fc.oneof(anyText, junk).filter((value) => value !== 'bash' && value !== 'zsh'), named: 'SHELL'},
 }
 
 const commands = Object.keys(manifest.commands).filter((id) => !/^(help|autocomplete)/.test(id))

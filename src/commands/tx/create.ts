@@ -68,8 +68,14 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   const {createdLines} = await import('../../render/transaction.js')
   const uri = created.pixResponse?.uri
   if (uri && (ctx.io.stdoutTTY || options.qr)) {
-    const {qrText} = await import('../../render/qr.js')
-    ctx.out(await qrText(uri))
+    const {qrDrawing} = await import('../../render/qr.js')
+    const qr = await qrDrawing(uri, {colors: ctx.io.color})
+    // A drawing wider than the terminal would wrap and scan as nothing: say why it is left out.
+    if (qr.width > ctx.io.columns) {
+      ctx.note(`The QR code is not drawn: it needs ${qr.width} columns and the terminal has ${ctx.io.columns}. Widen the terminal, or write the image with --qr-png FILE; the copy-and-paste code follows.`)
+    } else {
+      for (const line of qr.lines) ctx.out(line)
+    }
   }
   if (uri) {
     ctx.out(ctx.paint('bold', 'Pix copia e cola:'))
