@@ -98,6 +98,7 @@ export async function readExpected(input: BatchInput, options: {zone?: string; m
   const byCode = new Map<string, ExpectedRow>()
   const problems: BatchProblem[] = []
   const unknown = new Set<string>()
+  const lineOf = new Map<string, number>()
   let count = 0
   for await (const entry of readBatchEntries(input)) {
     if (entry.kind === 'problem') {
@@ -114,21 +115,22 @@ export async function readExpected(input: BatchInput, options: {zone?: string; m
         delete entry.fields[alias]
       }
     }
-    const read = rowFlags(table, entry, 'an expected charge', unknown)
+    const read = rowFlags(table, entry, 'deposits reconcile --expected', unknown)
     const parsed = parseProblems(table, read, entry.line)
     const rowProblems = [...read.problems, ...parsed]
     const said = new Set(rowProblems.map((problem) => problem.field))
     for (const field of REQUIRED) {
       if (read.flags[field] === undefined && !said.has(field) && !read.meant.has(field)) rowProblems.push({line: entry.line, field, message: `${field} is missing: every row needs an external code and an amount in cents`})
     }
-    problems.push(...rowProblems)
-    if (rowProblems.length > 0) continue
-    const code = externalCode(String(read.flags['external-code']), 'external-code')
-    const earlier = byCode.get(code)
-    if (earlier) {
-      problems.push({line: entry.line, field: 'external-code', message: `external-code ${code} is on line ${earlier.line} too: each expected charge has its own code`})
-      continue
+    // A code names one charge: a second row with it is a problem, even when the first has others.
+    const code = read.flags['external-code'] === undefined ? undefined : externalCode(String(read.flags['external-code']), 'external-code')
+    if (code !== undefined) {
+      const earlier = lineOf.get(code)
+      if (earlier === undefined) lineOf.set(code, entry.line)
+      else rowProblems.push({line: entry.line, field: 'external-code', message: `external-code ${code} is on line ${earlier} too: each expected charge has its own code`})
     }
+    problems.push(...rowProblems)
+    if (rowProblems.length > 0 || code === undefined) continue
     const row: ExpectedRow = {line: entry.line, externalCode: code, amount: requireAmount(String(read.flags.amount), 'amount')}
     const due = read.flags['due-date']
     if (due !== undefined) {

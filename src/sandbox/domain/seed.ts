@@ -127,7 +127,8 @@ export function unknownCode(day: string, index: number): string {
 }
 
 export interface DepositSeed {
-  externalCode: string
+  /** None: a deposit without a code (a PIX-key deposit whose payer gave none). */
+  externalCode?: string
   amount: number
   status: DepositStatus
   createdAtMs: number
@@ -144,7 +145,7 @@ export function insertDeposit(store: RecordStore, seed: DepositSeed, random: Ran
     return atMs
   }
   const data = recordIn({id, origin, amount: seed.amount, status: seed.status, createdAtMs: seed.createdAtMs, nextStepMs, random})
-  data.externalCode = seed.externalCode
+  if (seed.externalCode !== undefined) data.externalCode = seed.externalCode
   store.insert({id, origin, createdAtMs: seed.createdAtMs, data: Object.freeze(data)})
   return id
 }
