@@ -6,7 +6,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {tempConfigDir} from '../helpers/cli.js'
 import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
-import {insertDeposit, type DepositSeed} from '../../src/sandbox/domain/seed.js'
+import {expectedCsv, insertDeposit, type DepositSeed} from '../../src/sandbox/domain/seed.js'
+import {loggedInSandbox} from '../helpers/world.js'
 import {mulberry32} from '../../src/sandbox/domain/random.js'
 
 /**
@@ -324,5 +325,21 @@ describe('deposits reconcile', () => {
     } finally {
       other.remove()
     }
+  })
+})
+
+describe('the sandbox seeds a day to reconcile', () => {
+  const world = loggedInSandbox({seedReconcile: 200})
+
+  it('its expected file reconciles to the fates it promises, one in twenty each', async () => {
+    const file = join(world.config.dir, '..', 'seeded.csv')
+    writeFileSync(file, expectedCsv(world.sandbox.domain.expectedSeeds))
+    const result = await runCommand(['deposits', 'reconcile', '--expected', file, '--from', '1d', '--json'], {env: world.env})
+    expect(result.code).toBe(10)
+    const {summary} = JSON.parse(result.stdout) as {summary: {overdue: number; classes: Record<string, {count: number}>}}
+    const counts = Object.fromEntries(Object.entries(summary.classes).map(([name, total]) => [name, total.count]))
+    expect(counts).toEqual({paid: 140, 'amount-differs': 10, 'paid-more-than-once': 10, open: 20, 'not-paid': 10, missing: 10, unknown: 10})
+    expect(summary.overdue).toBe(10)
+    expect(world.sandbox.domain.expectedSeeds[0].externalCode).toMatch(/^REC-\d{8}-000001$/)
   })
 })
