@@ -81,7 +81,7 @@ function manPage() {
     if (command.description && command.description !== command.summary) lines.push('.PP', roff(command.description).replace(/\n\n/g, '\n.PP\n'))
     for (const [name, flag] of flagsOf(command)) lines.push('.TP', `.B \\-\\-${roff(name)}${flag.char ? `, \\-${flag.char}` : ''}`, roff(flag.summary ?? flag.description ?? ''))
   }
-  lines.push('.SH EXIT STATUS', roff('0 ok; 1 unexpected; 2 usage or validation, nothing sent; 3 authentication or permission; 4 not found; 5 rejected by the gateway; 6 rate limited after retries; 7 gateway or network failure; 8 watch timed out; 9 watch settled elsewhere; 130 interrupted (143 terminated).'))
+  lines.push('.SH EXIT STATUS', roff('0 ok; 1 unexpected; 2 usage or validation, nothing sent; 3 authentication or permission; 4 not found; 5 rejected by the gateway; 6 rate limited after retries; 7 gateway or network failure; 8 watch timed out; 9 watch settled elsewhere; 10 reconcile found discrepancies; 130 interrupted (143 terminated).'))
   lines.push('.SH FILES', roff('$GATEWAY_CONFIG_DIR, else $XDG_CONFIG_HOME/gateway, else ~/.config/gateway: profiles, credentials, the token cache and the journal (mode 0600).'))
   return `${lines.join('\n')}\n`
 }
