@@ -65,10 +65,20 @@ function customerDocument(text: string, flag: string): string {
 
 /** The fields of a row, named as flags are (external-code, amount, due-date, document). */
 export function expectedFields(zone?: string): FlagTable {
+  // Rows share a few due dates, and reading one in a time zone is slow (Intl): each text is read once.
+  const dues = new Map<string, number>()
+  const due = (text: string, flag: string) => {
+    let ms = dues.get(text)
+    if (ms === undefined) {
+      ms = parseDueDate(text, flag, zone)
+      dues.set(text, ms)
+    }
+    return ms
+  }
   return [
     {flag: 'external-code', path: 'externalCode', description: 'The charge\'s external code, 8 to 255 characters (required).', parse: externalCode},
     {flag: 'amount', path: 'amount', description: 'The amount expected, in integer cents (required).', parse: requireAmount},
-    {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date, or an ISO date-time (optional).', parse: (text, flag) => parseDueDate(text, flag, zone)},
+    {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date, or an ISO date-time (optional).', parse: due},
     {flag: 'document', path: 'document', description: 'The customer\'s CPF or CNPJ (optional).', parse: customerDocument},
   ]
 }
@@ -94,6 +104,7 @@ export async function readExpected(input: BatchInput, options: {zone?: string; m
   const {readBatchEntries} = await import('../batch/read.js')
   const {rowFlags, parseProblems} = await import('./../batch/rows.js')
   const table = expectedFields(options.zone)
+  const dueField = table.find((field) => field.flag === 'due-date')!
   const rows: ExpectedRow[] = []
   const byCode = new Map<string, ExpectedRow>()
   const problems: BatchProblem[] = []
@@ -135,7 +146,7 @@ export async function readExpected(input: BatchInput, options: {zone?: string; m
     const due = read.flags['due-date']
     if (due !== undefined) {
       row.dueDate = String(due).trim()
-      row.dueMs = parseDueDate(String(due), 'due-date', options.zone)
+      row.dueMs = dueField.parse!(String(due), 'due-date') as number
     }
     if (read.flags.document !== undefined) row.document = String(read.flags.document).trim()
     rows.push(row)
