@@ -2,10 +2,11 @@
 // The operator's whole flow against the embedded sandbox: start it, log in, charge a customer and
 // show the QR code, pay it while a local listener shows the notification arrive, look it up,
 // browse and filter deposits, replay a notification the listener missed, pay out by PIX, pay out
-// a small batch from a CSV file (and run it again: nothing twice), and sum the deposits up by day.
+// a small batch from a CSV file (and run it again: nothing twice), sum the deposits up by day, and
+// reconcile a day of expected charges against the deposits.
 // Uses a throwaway config folder, so the operator's own profiles are never touched.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -85,9 +86,12 @@ async function delivered(referenceId) {
   throw new Error(`the notifications of ${referenceId} were not delivered`)
 }
 
+/** The sandbox writes here the expected charges of the day it seeds, for the reconcile at the end. */
+const expectedFile = join(home, 'expected-today.csv')
+
 async function startSandbox() {
-  console.log(bold(`$ gateway sandbox start --port 0 --seed-deposits 2000 --forward-webhooks ${listenerUrl} --json &`))
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--seed-deposits', '2000', '--forward-webhooks', listenerUrl, '--json'], {
+  console.log(bold(`$ gateway sandbox start --port 0 --seed-deposits 2000 --seed-reconcile 60 --expected-file ${expectedFile} --forward-webhooks ${listenerUrl} --json &`))
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--seed-deposits', '2000', '--seed-reconcile', '60', '--expected-file', expectedFile, '--forward-webhooks', listenerUrl, '--json'], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -164,6 +168,12 @@ try {
 
   // The reconciliation: the last 7 days of deposits by day and status, with the chart of the daily paid amount.
   await gateway(['deposits', 'summary', '--from', '7d'])
+
+  // A day reconciled: the charges the shop expected (written by the sandbox with its seeded day)
+  // against the last 24 hours of deposits. Exit 10: discrepancies found, as a cron job would see.
+  const expected = readFileSync(expectedFile, 'utf8').split('\n')
+  console.log(`\n${bold(`$ head -4 ${expectedFile}`)}\n${expected.slice(0, 4).join('\n')}\n  (${expected.filter(Boolean).length - 1} expected charges)`)
+  await gateway(['deposits', 'reconcile', '--expected', expectedFile, '--from', '24h'], {expectExit: 10})
   console.log(`\n${bold('Done.')} The sandbox was at ${ready.baseUrl}; the demo's config folder is removed.`)
 } finally {
   sandbox.kill('SIGTERM')

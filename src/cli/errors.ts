@@ -26,6 +26,7 @@ export const ExitCode = {
   Unavailable: 7,
   WatchTimeout: 8,
   WatchSettled: 9,
+  /** `deposits reconcile` reconciled, and found rows or deposits that do not match. */ Discrepancies: 10,
   /** Ctrl-C at a prompt or in the pager, as the signal would have ended the process. */
   Interrupted: 130,
   /** SIGTERM, as the signal would have ended the process. */

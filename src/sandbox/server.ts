@@ -3,7 +3,7 @@ import type {AddressInfo, Socket} from 'node:net'
 
 import {HttpCourier} from './delivery.js'
 import {SandboxDomain} from './domain/index.js'
-import {MAX_SEED_DEPOSITS} from './domain/seed.js'
+import {MAX_SEED_DEPOSITS, MAX_SEED_RECONCILE} from './domain/seed.js'
 import {MAX_TIMER_MS} from '../schemas/enums.js'
 import type {FaultPlan} from './http/faults.js'
 import {logLine, pipeline} from './http/pipeline.js'
@@ -27,6 +27,8 @@ export interface SandboxOptions {
   autoPayMs?: number
   /** Fill this many varied deposits at start-up. */
   seedDeposits?: number
+  /** Seed this many expected charges and their deposits, for reconciling (the sandbox's own). */
+  seedReconcile?: number
   now?: () => number
   /** Deliver every notification to this URL instead of its own, the intended URL in X-Original-Url. */
   forwardWebhooksTo?: string
@@ -90,13 +92,14 @@ const ROUTES: Array<() => Route[]> = [tokenRoutes, controlRoutes, transactionRou
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if ((options.seedDeposits ?? 0) > MAX_SEED_DEPOSITS) throw new RangeError(`seedDeposits must be at most ${MAX_SEED_DEPOSITS}`)
+  if ((options.seedReconcile ?? 0) > MAX_SEED_RECONCILE) throw new RangeError(`seedReconcile must be at most ${MAX_SEED_RECONCILE}`)
   for (const [name, ms] of Object.entries({latencyMs: options.latencyMs, autoPayMs: options.autoPayMs, notificationTimeoutMs: options.notificationTimeoutMs})) {
     if (ms !== undefined && ms > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms: a timer holds no longer`)
   }
   const host = options.host ?? '127.0.0.1'
   const now = options.now ?? Date.now
   const courier = new HttpCourier({timeoutMs: options.notificationTimeoutMs ?? NOTIFICATION_TIMEOUT_MS, forwardTo: options.forwardWebhooksTo})
-  const domain = new SandboxDomain({now, autoPayMs: options.autoPayMs, seedDeposits: options.seedDeposits, courier})
+  const domain = new SandboxDomain({now, autoPayMs: options.autoPayMs, seedDeposits: options.seedDeposits, seedReconcile: options.seedReconcile, courier})
   const state = new SandboxState({tokenTtlSec: options.tokenTtlSec ?? 3600, clients: options.clients ?? DEFAULT_CLIENTS, now, faults: options.faults})
   const router = new Router()
   for (const routes of ROUTES) router.add(...routes())

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {MAX_SEED_DEPOSITS} from '../../sandbox/domain/seed.js'
+import {expectedCsv as expectedCsvOf, MAX_SEED_DEPOSITS, MAX_SEED_RECONCILE} from '../../sandbox/domain/seed.js'
 import {MAX_TIMER_MS} from '../../schemas/enums.js'
 
 import {isLoopbackHost} from '../../api/base-url.js'
@@ -26,6 +26,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     {description: 'Any free port, machine-readable', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
     {description: 'Tokens that live 2 minutes', command: '<%= config.bin %> <%= command.id %> --token-ttl 120'},
     {description: 'For a demo: 10,000 past deposits, and QR codes that pay themselves after 3 s', command: '<%= config.bin %> <%= command.id %> --seed-deposits 10000 --auto-pay 3000'},
+    {description: 'A day to reconcile: 1,000 expected charges, their deposits, and the expected file', command: '<%= config.bin %> <%= command.id %> --seed-reconcile 1000 --expected-file expected.csv'},
     {description: 'Webhooks to a local listener (gateway webhooks listen), webhookUrl staying https', command: '<%= config.bin %> <%= command.id %> --forward-webhooks http://127.0.0.1:4020/'},
     {description: 'A gateway that fails 30% of requests, the same ones each run', command: '<%= config.bin %> <%= command.id %> --faults 0.3 --fault-seed 42'},
     {description: 'A slow link: every answer 50 ms late', command: '<%= config.bin %> <%= command.id %> --latency 50'},
@@ -46,6 +47,13 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     'token-ttl': Flags.integer({description: 'Lifetime of issued tokens, in seconds.', default: 3600, min: 1, max: 86_400 * 30}),
     'auto-pay': Flags.integer({description: 'Pay every new QR code after this many milliseconds (at most 2147483647).', min: 1, max: MAX_TIMER_MS, helpValue: '<ms>'}),
     'seed-deposits': Flags.integer({description: `Fill this many varied deposits at start-up (every status, both origins, 90 days; at most ${MAX_SEED_DEPOSITS}).`, min: 0, max: MAX_SEED_DEPOSITS, helpValue: '<count>'}),
+    'seed-reconcile': Flags.integer({
+      description: `Seed this many expected charges of the last 20 hours (codes REC-<YYYYMMDD>-<000001...>) and their deposits: most paid once, and one in twenty each paid twice, with another amount, open (past due or not), failed, missing or paid with another QR code open, plus one unknown deposit (REC-<YYYYMMDD>-X...) in twenty; at most ${MAX_SEED_RECONCILE}. The sandbox's own.`,
+      min: 0,
+      max: MAX_SEED_RECONCILE,
+      helpValue: '<count>',
+    }),
+    'expected-file': Flags.string({description: 'With --seed-reconcile: write the matching expected file here (CSV: external-code,amount,due-date).', helpValue: '<file>', dependsOn: ['seed-reconcile']}),
     'forward-webhooks': Flags.string({
       description: 'Deliver every notification to this local listener instead of its webhookUrl; the intended URL goes in the X-Original-Url header.',
       helpValue: '<url>',
@@ -78,6 +86,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       tokenTtlSec: flags['token-ttl'],
       autoPayMs: flags['auto-pay'],
       seedDeposits: flags['seed-deposits'],
+      seedReconcile: flags['seed-reconcile'],
       forwardWebhooksTo: forward,
       faults,
       latencyMs: flags.latency,
@@ -86,6 +95,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
       if (error.code === 'EADDRINUSE') throw new UsageError(`--port ${flags.port} is already in use; pick another or use --port 0`)
       throw error
     })
+    if (flags['expected-file']) await writeExpected(flags['expected-file'], sandbox.domain.expectedSeeds, () => sandbox.close())
     const clients = sandbox.clients.map(({clientId, clientSecret, scopes}) => ({clientId, clientSecret, scopes}))
     const ctx = this.ctx
     if (this.jsonEnabled()) {
@@ -93,6 +103,7 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     } else {
       ctx.out(`Sandbox listening on ${ctx.paint('bold', sandbox.baseUrl)} (tokens live ${flags['token-ttl']}s). Ctrl-C stops it.`)
       if (flags['seed-deposits']) ctx.out(`Seeded ${flags['seed-deposits']} deposits over the last 90 days.`)
+      if (flags['seed-reconcile']) ctx.out(`Seeded ${flags['seed-reconcile']} expected charges of the last 20 hours and their deposits${flags['expected-file'] ? `; the expected file is ${flags['expected-file']}` : ''}.`)
       if (flags['auto-pay']) ctx.out(`New QR codes are paid after ${flags['auto-pay']} ms.`)
       if (forward) ctx.out(`Every notification goes to ${forward} (the intended URL in X-Original-Url).`)
       if (faults) {
@@ -107,6 +118,17 @@ With --json it prints exactly one line on stdout when ready: {"baseUrl": ..., "c
     const signal = await ctx.interrupted()
     await sandbox.close()
     if (!this.jsonEnabled()) ctx.note(`Sandbox stopped (${signal}).`)
+  }
+}
+
+/** Writes the expected file of --seed-reconcile; a file that cannot be written stops the sandbox (exit 2). */
+async function writeExpected(file: string, rows: Parameters<typeof expectedCsvOf>[0], close: () => Promise<void>): Promise<void> {
+  const {writeFile} = await import('node:fs/promises')
+  try {
+    await writeFile(file, expectedCsvOf(rows))
+  } catch (error) {
+    await close()
+    throw new UsageError(`--expected-file ${file} cannot be written: ${(error as Error).message}`)
   }
 }
 

@@ -2,7 +2,7 @@ import {Deposits} from './deposits.js'
 import {Notifications, type Courier} from './notifications.js'
 import {RecordStore} from './records.js'
 import {Scheduler} from './scheduler.js'
-import {seedDeposits} from './seed.js'
+import {seedDeposits, seedReconcile, type ExpectedSeed} from './seed.js'
 import {Transactions} from './transactions.js'
 import {lookupView} from './views.js'
 import {Withdrawals, withdrawalView} from './withdrawals.js'
@@ -13,6 +13,8 @@ export interface DomainOptions {
   autoPayMs?: number
   /** Fill this many varied deposits at once. */
   seedDeposits?: number
+  /** Seed this many expected charges of the last 20 hours and their deposits, for reconciling (see seedReconcile). */
+  seedReconcile?: number
   /** Carries notifications to their webhook URLs. Without one, every delivery ends in ERROR. */
   courier?: Courier
 }
@@ -36,6 +38,8 @@ export class SandboxDomain {
   readonly deposits: Deposits
   readonly withdrawals: Withdrawals
   readonly notifications: Notifications
+  /** The rows of the expected file that matches the deposits of seedReconcile (empty without it). */
+  readonly expectedSeeds: ExpectedSeed[] = []
 
   constructor(options: DomainOptions = {}) {
     const now = options.now ?? Date.now
@@ -61,6 +65,7 @@ export class SandboxDomain {
       },
     })
     if (options.seedDeposits) seedDeposits(this.records, options.seedDeposits, now())
+    if (options.seedReconcile) this.expectedSeeds = seedReconcile(this.records, options.seedReconcile, now())
   }
 
   /** Stops every timer (auto-pay) and every delivery. */

@@ -89,3 +89,124 @@ export function seedDeposits(store: RecordStore, count: number, nowMs: number): 
     store.insert({id, origin, createdAtMs, data: Object.freeze(recordIn({id, origin, amount, status, createdAtMs, nextStepMs, random}))})
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Seeds for reconciling: a day of charges an expected file can be matched against
+
+/** The most expected charges `seedReconcile` makes. */
+export const MAX_SEED_RECONCILE = 1_000_000
+
+const RECONCILE_SEED = 0x7ec0_c11e
+const RECONCILE_SPAN_MS = 20 * 3_600_000
+const DAY_MS = 86_400_000
+
+/** One charge the seeded day expected: a row of the expected file. */
+export interface ExpectedSeed {
+  externalCode: string
+  amount: number
+  /** A date (YYYY-MM-DD, UTC). */
+  dueDate: string
+}
+
+/** What becomes of the expected charge of index i: one in twenty of each kind that needs attention. */
+export type SeedFate = 'paid' | 'paid-twice' | 'other-amount' | 'open-overdue' | 'open' | 'failed' | 'missing' | 'paid-and-open'
+const FATES: SeedFate[] = ['paid-twice', 'other-amount', 'open-overdue', 'open', 'failed', 'missing', 'paid-and-open']
+
+export function seedFate(index: number): SeedFate {
+  return FATES[index % 20] ?? 'paid'
+}
+
+/** The external code of the seeded day's charge `index` (from 1): REC-<YYYYMMDD>-<index, 6 digits>. */
+export function reconcileCode(day: string, index: number): string {
+  return `REC-${day}-${String(index).padStart(6, '0')}`
+}
+
+/** The code of an unknown deposit of the day: REC-<YYYYMMDD>-X<index, 6 digits>, in no expected row. */
+export function unknownCode(day: string, index: number): string {
+  return `REC-${day}-X${String(index).padStart(6, '0')}`
+}
+
+export interface DepositSeed {
+  /** None: a deposit without a code (a PIX-key deposit whose payer gave none). */
+  externalCode?: string
+  amount: number
+  status: DepositStatus
+  createdAtMs: number
+  origin?: Origin
+}
+
+/** Inserts one deposit with an external code in a status, with every field its history implies. */
+export function insertDeposit(store: RecordStore, seed: DepositSeed, random: Random = mulberry32(seed.createdAtMs)): string {
+  const id = seededUuid(random)
+  const origin = seed.origin ?? 'QRCODE'
+  let atMs = seed.createdAtMs
+  const nextStepMs = () => {
+    atMs += between(random, 5_000, 600_000)
+    return atMs
+  }
+  const data = recordIn({id, origin, amount: seed.amount, status: seed.status, createdAtMs: seed.createdAtMs, nextStepMs, random})
+  if (seed.externalCode !== undefined) data.externalCode = seed.externalCode
+  store.insert({id, origin, createdAtMs: seed.createdAtMs, data: Object.freeze(data)})
+  return id
+}
+
+/**
+ * Seeds `count` expected charges of the last 20 hours and the deposits of each, as a day of a
+ * merchant would leave them: most paid once as expected; one in twenty each paid twice, paid
+ * with another amount (R$ 1,50 more or less), open past its due date, open and not yet due,
+ * failed, without any deposit, or paid once with a second QR code left open; and one deposit in
+ * twenty whose code is in no row. Answers the rows of the matching expected file, in code order.
+ * The same count gives the same codes, amounts and fates (times are relative to the clock).
+ */
+export function seedReconcile(store: RecordStore, count: number, nowMs: number): ExpectedSeed[] {
+  const random = mulberry32(RECONCILE_SEED)
+  const day = new Date(nowMs).toISOString().slice(0, 10)
+  const code = day.replace(/-/g, '')
+  const yesterday = new Date(nowMs - DAY_MS).toISOString().slice(0, 10)
+  const tomorrow = new Date(nowMs + DAY_MS).toISOString().slice(0, 10)
+  const expected: ExpectedSeed[] = []
+  const deposits: DepositSeed[] = []
+  const at = () => nowMs - 60_000 - Math.floor(random() * RECONCILE_SPAN_MS)
+  for (let index = 1; index <= count; index += 1) {
+    const externalCode = reconcileCode(code, index)
+    const amount = 500 + Math.floor(random() * 99_500)
+    const fate = seedFate(index)
+    expected.push({externalCode, amount, dueDate: fate === 'open-overdue' ? yesterday : tomorrow})
+    const deposit = (status: DepositStatus, cents = amount) => deposits.push({externalCode, amount: cents, status, createdAtMs: at()})
+    switch (fate) {
+      case 'paid-twice':
+        deposit('PAID')
+        deposit('PAID')
+        break
+      case 'other-amount':
+        deposit('PAID', index % 40 === 1 ? amount + 150 : Math.max(1, amount - 150))
+        break
+      case 'open-overdue':
+      case 'open':
+        deposit('PIX_QRCODE_GENERATED')
+        break
+      case 'failed':
+        deposit('FAILED')
+        break
+      case 'missing':
+        break
+      case 'paid-and-open':
+        deposit('PAID')
+        deposit('PIX_QRCODE_GENERATED')
+        break
+      default:
+        deposit('PAID')
+    }
+    if (index % 20 === 10) deposits.push({externalCode: unknownCode(code, index), amount, status: 'PAID', createdAtMs: at()})
+  }
+  deposits.sort((a, b) => a.createdAtMs - b.createdAtMs)
+  for (const seed of deposits) insertDeposit(store, seed, random)
+  return expected
+}
+
+/** The expected file of seedReconcile's rows, as CSV with a header: external-code,amount,due-date. */
+export function expectedCsv(rows: readonly ExpectedSeed[]): string {
+  const lines = ['external-code,amount,due-date']
+  for (const row of rows) lines.push(`${row.externalCode},${row.amount},${row.dueDate}`)
+  return `${lines.join('\n')}\n`
+}

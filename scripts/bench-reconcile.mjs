@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// `deposits reconcile` at scale: 100,000 expected rows against about 100,000 deposits, side by side
+// with `deposits list --all --output ndjson` over the same deposits (the plain export an operator
+// would otherwise join by hand), in turns, one sandbox for both. Wall time (median of the runs) and
+// peak RSS (/usr/bin/time) of each; the target is reconcile within 1.2x the export's time.
+// Usage: node scripts/bench-reconcile.mjs [--reconcile-rows 100000] [--reconcile-runs 3]
+// (also run by `npm run bench`, which passes its arguments on).
+import {spawn} from 'node:child_process'
+import {appendFileSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {open} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+const option = (name, fallback) => {
+  const index = process.argv.indexOf(`--${name}`)
+  return index === -1 ? fallback : process.argv[index + 1]
+}
+const ROWS = Number(option('reconcile-rows', 100_000))
+const RUNS = Math.max(1, Number(option('reconcile-runs', 3)))
+const TARGET = 1.2
+/** Of every 20 seeded codes, the sandbox makes 22 deposits (see `sandbox start --seed-reconcile`). */
+const SEEDED = Math.round((ROWS * 20) / 22)
+
+const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const work = mkdtempSync(join(tmpdir(), 'gateway-bench-reconcile-'))
+const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+// Measured as an operator runs it: no test or proxy settings, and no extra CA file to read at start.
+const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS' && key !== 'NODE_EXTRA_CA_CERTS'))
+const progress = (text) => process.stderr.write(`${text}\n`)
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const count = (n) => n.toLocaleString('en-US')
+
+/** Runs a command to completion, stdout to a file: wall ms, peak RSS in MiB, exit code. */
+async function measure(argv, env, stdoutFile) {
+  const rssFile = join(work, 'rss')
+  const command = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...argv] : argv
+  const out = await open(stdoutFile, 'w')
+  try {
+    return await new Promise((resolve, reject) => {
+      const started = performance.now()
+      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out.fd, 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.on('error', reject)
+      child.on('close', (code) => {
+        const ms = performance.now() - started
+        const kb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number.NaN
+        resolve({ms, rssMiB: kb / 1024, code, stderr})
+      })
+    })
+  } finally {
+    await out.close()
+  }
+}
+
+async function lines(file) {
+  let total = 0
+  const classes = {}
+  for await (const line of createInterface({input: createReadStream(file)})) {
+    if (!line) continue
+    total += 1
+    const match = /"class":"([a-z-]+)"/.exec(line)
+    if (match) classes[match[1]] = (classes[match[1]] ?? 0) + 1
+  }
+  return {total, classes}
+}
+
+progress(`reconcile: seeding ${count(SEEDED)} expected charges and their deposits`)
+const expectedFile = join(work, 'expected.csv')
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--seed-reconcile', String(SEEDED), '--expected-file', expectedFile], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
+let failures = 0
+const rows = []
+try {
+  const ready = await new Promise((resolve, reject) => {
+    createInterface({input: sandbox.stdout}).once('line', (line) => resolve(JSON.parse(line)))
+    sandbox.once('exit', (code) => reject(new Error(`sandbox start exited ${code}`)))
+  })
+  // Rows no deposit matches, up to ROWS: the file is ROWS long.
+  let padding = ''
+  for (let index = SEEDED + 1; index <= ROWS; index += 1) padding += `REC-PAD-${String(index).padStart(7, '0')},1000,\n`
+  appendFileSync(expectedFile, padding)
+  const env = {...baseEnv, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret', GATEWAY_BASE_URL: ready.baseUrl}
+  const runners = [
+    {label: '`deposits list --all --output ndjson`', argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', 'ndjson'], exit: 0, times: [], rss: []},
+    {label: `\`deposits reconcile --output ndjson\`, ${count(ROWS)} rows`, argv: [process.execPath, bin, 'deposits', 'reconcile', '--expected', expectedFile, '--output', 'ndjson'], exit: 10, times: [], rss: []},
+  ]
+  let deposits
+  let result
+  for (let run = 0; run < RUNS; run += 1) {
+    for (const [index, runner] of runners.entries()) {
+      progress(`reconcile: run ${run + 1} of ${RUNS}, ${runner.label}`)
+      const file = join(work, 'out.ndjson')
+      const measured = await measure(runner.argv, {...env, GATEWAY_CONFIG_DIR: join(work, `config-${index}`)}, file)
+      if (measured.code !== runner.exit) {
+        runner.problem = `exited ${measured.code}, not ${runner.exit}: ${measured.stderr.trim().slice(0, 300)}`
+      } else if (run === 0) {
+        const seen = await lines(file)
+        if (index === 0) deposits = seen.total
+        else result = seen
+      }
+      rmSync(file, {force: true})
+      runner.times.push(measured.ms)
+      runner.rss.push(measured.rssMiB)
+    }
+  }
+  // Every expected row once, and every deposit of no row as unknown.
+  if (result && deposits !== undefined) {
+    const expectedLines = ROWS + Math.round(SEEDED / 20)
+    if (result.total !== expectedLines) runners[1].problem = `${count(result.total)} lines, expected ${count(expectedLines)}`
+  }
+  const exportMs = median(runners[0].times)
+  for (const runner of runners) {
+    if (runner.problem) failures += 1
+    const wall = median(runner.times)
+    const ratio = wall / exportMs
+    const met = runner === runners[0] ? '' : ratio <= TARGET ? 'met' : 'not met'
+    rows.push([runner.label, `${(wall / 1000).toFixed(2)} s, ${Math.max(...runner.rss).toFixed(0)} MiB`, runner.problem ? `WRONG: ${runner.problem}` : `${ratio.toFixed(2)}x`, runner === runners[0] ? '' : `≤ ${TARGET}x the export: ${met}`])
+  }
+  const classes = result ? Object.entries(result.classes).map(([name, n]) => `${name} ${count(n)}`).join(', ') : ''
+  console.log(
+    [
+      '',
+      `Reconcile at scale: ${count(ROWS)} expected rows against ${count(deposits ?? 0)} deposits, median wall time of ${RUNS} runs in turns, peak RSS${timeBin ? '' : ' (no /usr/bin/time: not measured)'}.`,
+      classes ? `Classes found: ${classes}.` : '',
+      '',
+      '| Measure | Result | Ratio | Target |',
+      '| --- | --- | --- | --- |',
+      ...rows.map((cells) => `| ${cells.join(' | ')} |`),
+    ].join('\n'),
+  )
+} finally {
+  sandbox.kill('SIGTERM')
+  rmSync(work, {recursive: true, force: true})
+}
+if (failures > 0) {
+  progress(`${failures} reconcile measure(s) went wrong`)
+  process.exitCode = 1
+}

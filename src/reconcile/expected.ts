@@ -1,0 +1,157 @@
+import {UsageError} from '../cli/errors.js'
+import type {FlagTable} from '../input/fields.js'
+import {requireAmount} from '../input/money.js'
+import {startOfDay} from '../output/time.js'
+import {LIMITS} from '../schemas/enums.js'
+import {isDocument} from '../schemas/rules.js'
+import type {BatchInput, BatchProblem} from '../batch/read.js'
+
+/**
+ * The file of expected charges of `deposits reconcile`: CSV with a header or NDJSON, read by the
+ * same reader and row checks as a `--batch` file. Each row names one charge the operator's system
+ * expects to be paid: its external code and its amount in cents (required), its due date and the
+ * customer's document (optional). The rows are held once, indexed by external code.
+ */
+
+export interface ExpectedRow {
+  /** The line of the file the row starts on. */
+  line: number
+  externalCode: string
+  /** Integer cents. */
+  amount: number
+  /** As written in the file (a date or an ISO date-time), or undefined. */
+  dueDate?: string
+  /** The instant after which an open charge is overdue: the end of the due day, or the date-time given. */
+  dueMs?: number
+  document?: string
+}
+
+const {min: CODE_MIN, max: CODE_MAX} = LIMITS.code
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
+
+/** A due date: a calendar date (overdue once that day has ended in the operator's time zone) or an ISO date-time with its offset. */
+export function parseDueDate(text: string, flag: string, zone?: string): number {
+  const value = text.trim()
+  const day = DAY.exec(value)
+  if (day) {
+    const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])]
+    const check = new Date(Date.UTC(year, month - 1, date))
+    if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) {
+      throw new UsageError(`${flag} is not a day of the calendar: "${text}"`)
+    }
+    return startOfDay(year, month, date + 1, zone) - 1
+  }
+  if (DATE_TIME.test(value)) {
+    const ms = Date.parse(value)
+    if (Number.isFinite(ms)) return ms
+  }
+  throw new UsageError(`${flag} must be a date (2026-11-20) or an ISO date-time with its offset (2026-11-20T18:00:00-03:00); got "${text}"`)
+}
+
+function externalCode(text: string, flag: string): string {
+  const value = text.trim()
+  if (value.length < CODE_MIN || value.length > CODE_MAX) {
+    throw new UsageError(`${flag} must be ${CODE_MIN} to ${CODE_MAX} characters long, as the gateway takes it; got ${value.length}`)
+  }
+  return value
+}
+
+function customerDocument(text: string, flag: string): string {
+  const value = text.trim()
+  if (!isDocument(value)) throw new UsageError(`${flag} must be a valid CPF or CNPJ (check digits verified); got "${text}"`)
+  return value
+}
+
+/** The fields of a row, named as flags are (external-code, amount, due-date, document). */
+export function expectedFields(zone?: string): FlagTable {
+  // Rows share a few due dates, and reading one in a time zone is slow (Intl): each text is read once.
+  const dues = new Map<string, number>()
+  const due = (text: string, flag: string) => {
+    let ms = dues.get(text)
+    if (ms === undefined) {
+      ms = parseDueDate(text, flag, zone)
+      dues.set(text, ms)
+    }
+    return ms
+  }
+  return [
+    {flag: 'external-code', path: 'externalCode', description: 'The charge\'s external code, 8 to 255 characters (required).', parse: externalCode},
+    {flag: 'amount', path: 'amount', description: 'The amount expected, in integer cents (required).', parse: requireAmount},
+    {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date, or an ISO date-time (optional).', parse: due},
+    {flag: 'document', path: 'document', description: 'The customer\'s CPF or CNPJ (optional).', parse: customerDocument},
+  ]
+}
+
+/** Names of a row's fields that mean the customer's document, read as `document`. */
+const DOCUMENT_ALIASES = new Set(['customer-document', 'customer.document'])
+
+const REQUIRED = ['external-code', 'amount'] as const
+
+export interface ExpectedFile {
+  /** Every row, in file order. */
+  rows: ExpectedRow[]
+  /** The row of each external code. */
+  byCode: Map<string, ExpectedRow>
+  problems: BatchProblem[]
+}
+
+/**
+ * Reads and checks the whole file: every problem of every row, by line, and the rows by code.
+ * An external code on two rows is a problem of the later one: a code names one charge.
+ */
+export async function readExpected(input: BatchInput, options: {zone?: string; maxRows: number}): Promise<ExpectedFile> {
+  const {readBatchEntries} = await import('../batch/read.js')
+  const {rowFlags, parseProblems} = await import('./../batch/rows.js')
+  const table = expectedFields(options.zone)
+  const dueField = table.find((field) => field.flag === 'due-date')!
+  const rows: ExpectedRow[] = []
+  const byCode = new Map<string, ExpectedRow>()
+  const problems: BatchProblem[] = []
+  const unknown = new Set<string>()
+  const lineOf = new Map<string, number>()
+  let count = 0
+  for await (const entry of readBatchEntries(input)) {
+    if (entry.kind === 'problem') {
+      problems.push({line: entry.line, field: entry.field, message: entry.message})
+      continue
+    }
+    count += 1
+    if (count > options.maxRows) {
+      throw new UsageError(`--expected has more than ${options.maxRows} rows: nothing was fetched`, {hint: `Raise the limit with --max-rows, or split the file.`})
+    }
+    for (const alias of DOCUMENT_ALIASES) {
+      if (alias in entry.fields && !('document' in entry.fields)) {
+        entry.fields.document = entry.fields[alias]
+        delete entry.fields[alias]
+      }
+    }
+    const read = rowFlags(table, entry, 'deposits reconcile --expected', unknown)
+    const parsed = parseProblems(table, read, entry.line)
+    const rowProblems = [...read.problems, ...parsed]
+    const said = new Set(rowProblems.map((problem) => problem.field))
+    for (const field of REQUIRED) {
+      if (read.flags[field] === undefined && !said.has(field) && !read.meant.has(field)) rowProblems.push({line: entry.line, field, message: `${field} is missing: every row needs an external code and an amount in cents`})
+    }
+    // A code names one charge: a second row with it is a problem, even when the first has others.
+    const code = read.flags['external-code'] === undefined ? undefined : externalCode(String(read.flags['external-code']), 'external-code')
+    if (code !== undefined) {
+      const earlier = lineOf.get(code)
+      if (earlier === undefined) lineOf.set(code, entry.line)
+      else rowProblems.push({line: entry.line, field: 'external-code', message: `external-code ${code} is on line ${earlier} too: each expected charge has its own code`})
+    }
+    problems.push(...rowProblems)
+    if (rowProblems.length > 0 || code === undefined) continue
+    const row: ExpectedRow = {line: entry.line, externalCode: code, amount: requireAmount(String(read.flags.amount), 'amount')}
+    const due = read.flags['due-date']
+    if (due !== undefined) {
+      row.dueDate = String(due).trim()
+      row.dueMs = dueField.parse!(String(due), 'due-date') as number
+    }
+    if (read.flags.document !== undefined) row.document = String(read.flags.document).trim()
+    rows.push(row)
+    byCode.set(code, row)
+  }
+  problems.sort((a, b) => a.line - b.line)
+  return {rows, byCode, problems}
+}
