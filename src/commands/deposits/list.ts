@@ -106,9 +106,10 @@ function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext,
 
 /** --all: every page of one snapshot, each record written as it arrives, in order. */
 async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclude<OutputFormat, 'table'>, concurrency: number, ctx: CommandContext): Promise<void> {
-  const {RecordWriter} = await import('../../output/stream.js')
+  const {leanHeapForLongWalk, RecordWriter} = await import('../../output/stream.js')
   const {DEPOSIT_CSV} = await import('../../render/deposits.js')
   const {walkPages} = await import('../../api/paging.js')
+  await leanHeapForLongWalk()
   const writer = new RecordWriter(ctx.io.stdout, format, DEPOSIT_CSV)
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
