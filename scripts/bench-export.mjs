@@ -111,10 +111,11 @@ function checkExport(ids, expected) {
 }
 
 /**
- * The export rows, handed to `row(measure, result, ratio, target)` and `section(title)`; answers
- * how many measures went wrong (a record missing, repeated or out of order).
+ * The export rows, handed to `row(measure, result, ratio, target)` and `section(title)` (and how
+ * long each sandbox took to seed, to `seeded(size, ms)`); answers how many measures went wrong (a
+ * record missing, repeated or out of order).
  */
-export async function exportSection({row, section, progress = () => {}, sizes = [10_000, 100_000], runs = 3, latency = 50}) {
+export async function exportSection({row, section, progress = () => {}, sizes = [10_000, 100_000], runs = 3, latency = 50, seeded = () => {}}) {
   const work = mkdtempSync(join(tmpdir(), 'gateway-bench-export-'))
   let failures = 0
   /** Peak RSS and median time of the CLI and of the loop at 0 ms, by size and format. */
@@ -127,6 +128,7 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
       for (const size of sizes) {
         progress(`export: ${count(size)} deposits at ${delay} ms`)
         const sandbox = await startSandbox(['--seed-deposits', String(size), ...(delay > 0 ? ['--latency', String(delay)] : [])])
+        if (delay === 0) seeded(size, sandbox.readyMs)
         try {
           const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
           const runners = [{label: 'plain `fetch` loop (NDJSON)', format: 'ndjson', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env}]
