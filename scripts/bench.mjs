@@ -5,11 +5,11 @@
 //
 //   start-up     bare `node -e 0`, then gateway commands, each the median of --runs runs, taken
 //                in turns so that a busy moment of the machine falls on all of them alike;
-//   export       every deposit of a seeded sandbox as NDJSON (`deposits list --all`), against a
-//                plain sequential `fetch` paging loop (scripts/bench-plain-export.mjs), at 0 ms
-//                (median of --export-runs runs, in turns) and at --latency ms per answer (one run):
-//                wall time and peak RSS, every record checked to come exactly once and in the
-//                loop's order;
+//   export       scripts/bench-export.mjs: every deposit of a seeded sandbox as NDJSON and CSV
+//                (`deposits list --all`), against a plain sequential `fetch` paging loop
+//                (scripts/bench-plain-export.mjs), at 0 ms (median of --export-runs runs, in turns)
+//                and at --latency ms per answer (one run): wall time and peak RSS, every record
+//                checked to come exactly once and in the loop's order;
 //   cron loop    100 sequential `tx create` runs with the credentials in the environment: how long,
 //                and how many token requests the sandbox saw;
 //   sandbox      deposit paging under autocannon against a bare node:http server answering a static
@@ -145,25 +145,6 @@ const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RS
 const ratio = (value) => `${value.toFixed(2)}x`
 const count = (value) => value.toLocaleString('en-US')
 
-/** The ids of an NDJSON file, in order. */
-async function idsOf(file) {
-  const ids = []
-  for await (const line of createInterface({input: createReadStream(file)})) if (line) ids.push(JSON.parse(line).id)
-  return ids
-}
-
-/** Checks an export against the expected ids: every record exactly once, in order. Answers a problem or undefined. */
-function checkExport(ids, expected) {
-  const seen = new Set()
-  for (const [index, id] of ids.entries()) {
-    if (seen.has(id)) return `record ${id} twice`
-    seen.add(id)
-    if (id !== expected[index]) return `record ${index + 1} is ${id}, expected ${expected[index]}`
-  }
-  if (ids.length !== expected.length) return `${count(ids.length)} records, expected ${count(expected.length)}`
-  return undefined
-}
-
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
@@ -219,70 +200,9 @@ function installPackage() {
 // ---------------------------------------------------------------------------------------------
 // Export
 
+/** The export's rows: scripts/bench-export.mjs (NDJSON and CSV against the plain loop, each goal with its target). */
 async function exportRuns() {
-  const latencyFlag = hasFlag('sandbox start', 'latency')
-  const concurrencyFlag = hasFlag('deposits list', 'concurrency')
-  const rss = {}
-  for (const latency of [0, LATENCY]) {
-    section(`Export of every deposit as NDJSON, ${PER_PAGE} per page, ${latency} ms per answer: ${latency === 0 ? `median wall time of ${EXPORT_RUNS} runs` : 'wall time of one run'}, peak RSS`)
-    if (latency > 0 && !latencyFlag) {
-      for (const size of SIZES) row(`${count(size)} deposits`, 'n/a (needs `sandbox start --latency`)')
-      continue
-    }
-    for (const size of SIZES) {
-      progress(`export: ${count(size)} deposits at ${latency} ms`)
-      const sandbox = await startSandbox(['--seed-deposits', String(size), ...(latency > 0 ? ['--latency', String(latency)] : [])])
-      if (latency === 0) seedTimes.set(size, sandbox.readyMs)
-      try {
-        const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
-        const runners = [{label: 'plain `fetch` loop', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env, times: [], rss: []}]
-        const cli = (label, extra, target) => ({
-          label,
-          argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', 'ndjson', '--per-page', String(PER_PAGE), ...extra],
-          env: {...env, GATEWAY_CONFIG_DIR: join(work, `export-${size}-${latency}-${extra.length}`)},
-          target,
-          times: [],
-          rss: [],
-        })
-        runners.push(cli('`deposits list --all`', [], latency === 0 ? '≤ 1.05x the loop' : ''))
-        if (concurrencyFlag) runners.push(cli('`deposits list --all --concurrency 4`', ['--concurrency', '4'], latency > 0 ? '≥ 3x faster than the loop' : ''))
-        // In turns, each run checked against the loop's first: every record exactly once, in order.
-        let expected
-        const runs = latency === 0 ? EXPORT_RUNS : 1
-        for (let run = 0; run < runs; run += 1) {
-          for (const runner of runners) {
-            const file = join(work, 'export.ndjson')
-            const result = await measure(runner.argv, {env: runner.env, stdoutFile: file})
-            const ids = await idsOf(file)
-            rmSync(file, {force: true})
-            if (!expected) {
-              expected = ids
-              if (ids.length !== size) runner.problem = `${count(ids.length)} records, expected ${count(size)}`
-              else runner.problem = checkExport(ids, [...new Set(ids)])
-            } else runner.problem ??= checkExport(ids, expected)
-            runner.times.push(result.ms)
-            runner.rss.push(result.rssMiB)
-          }
-        }
-        const loopMs = median(runners[0].times)
-        for (const runner of runners) {
-          const wall = median(runner.times)
-          const peak = Math.max(...runner.rss)
-          if (runner.problem) failures += 1
-          const versus = runner === runners[0] ? '1.00x' : latency > 0 ? `${ratio(loopMs / wall)} faster` : ratio(wall / loopMs)
-          row(`${count(size)}: ${runner.label}`, `${seconds(wall)}, ${mib(peak)}`, runner.problem ? `WRONG: ${runner.problem}` : versus, runner.target ?? '')
-          if (runner === runners[1] && latency === 0) rss[size] = peak
-        }
-        if (!concurrencyFlag) row(`${count(size)}: \`deposits list --all --concurrency 4\``, 'n/a (needs `deposits list --concurrency`)')
-      } finally {
-        await sandbox.close()
-      }
-    }
-  }
-  const [small, large] = [Math.min(...SIZES), Math.max(...SIZES)]
-  if (small !== large && Number.isFinite(rss[small]) && Number.isFinite(rss[large])) {
-    row(`Peak RSS of \`deposits list --all\`, ${count(large)} against ${count(small)}`, `${mib(rss[large])} against ${mib(rss[small])}`, `${rss[large] >= rss[small] ? '+' : '-'}${mib(Math.abs(rss[large] - rss[small]))}`, '≤ 100 MiB, within 10 MiB')
-  }
+  failures += await (await import('./bench-export.mjs')).exportSection({row, section, progress, sizes: SIZES, runs: EXPORT_RUNS, latency: LATENCY, seeded: (size, ms) => seedTimes.set(size, ms)})
 }
 
 // ---------------------------------------------------------------------------------------------

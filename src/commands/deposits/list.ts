@@ -115,9 +115,10 @@ function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext,
 
 /** --all: every page of one snapshot, each record written as it arrives, in order. */
 async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclude<OutputFormat, 'table'>, concurrency: number, ctx: CommandContext): Promise<void> {
-  const {RecordWriter} = await import('../../output/stream.js')
+  const {leanHeapForLongWalk, RecordWriter} = await import('../../output/stream.js')
   const {DEPOSIT_CSV} = await import('../../render/deposits.js')
-  const {walkDeposits} = await import('../../api/paging.js')
+  const {walkPages} = await import('../../api/paging.js')
+  await leanHeapForLongWalk()
   const writer = new RecordWriter(ctx.io.stdout, format, DEPOSIT_CSV)
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
@@ -129,9 +130,10 @@ async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclu
   })
   let pages = 0
   let total = 0
-  for await (const page of walkDeposits(api, query, {concurrency})) {
+  // Each page becomes its text as soon as it arrives: a page waiting its turn holds one string.
+  for await (const page of walkPages(api, query, {concurrency, prepare: (records) => writer.prepare(records)})) {
     if (page.currentPage === 1) ctx.streaming = true
-    await writer.records(page.data)
+    await writer.prepared(page.records)
     pages = page.currentPage
     total = page.totalPages
     if (progress) ctx.io.stderr.write(`\r\u001B[2KExported page ${page.currentPage} of ${page.totalPages} (${writer.written} deposits)`)

@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// The export's speed and memory: every deposit of a seeded sandbox written by `deposits list --all`
+// (NDJSON and CSV), against the plainest export a script could write with Node alone
+// (scripts/bench-plain-export.mjs: one `fetch` per page, in turn). At 0 ms per answer, each
+// runner's median wall time of --export-runs runs, taken in turns so that a busy moment of the
+// machine falls on all of them alike, and its highest peak RSS; at --latency ms per answer, one run
+// each. Every record of every run is checked to come exactly once and in the loop's order.
+//
+// NODE_EXTRA_CA_CERTS is unset for every process measured: an operator's machine does not set it,
+// and Node reads that file before any JavaScript runs.
+//
+// Run alone it prints its own table (Markdown) on stdout; scripts/bench.mjs calls `exportSection`.
+// Usage: node scripts/bench-export.mjs [--sizes 10000,100000] [--export-runs 3] [--latency 50]
+import {spawn} from 'node:child_process'
+import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {open} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+const PER_PAGE = 100
+const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
+const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
+/** Every process measured runs without the certificate variable, the CLI's variables and NODE_OPTIONS. */
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS' && key !== 'NODE_EXTRA_CA_CERTS'),
+)
+const CLIENT = {GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+const seconds = (value) => `${(value / 1000).toFixed(2)} s`
+const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RSS n/a')
+const ratio = (value) => `${value.toFixed(2)}x`
+const count = (value) => value.toLocaleString('en-US')
+const met = (ok) => (ok ? 'met' : 'NOT met')
+
+/** Runs a command to completion: its wall time in ms and, with /usr/bin/time, its peak RSS in MiB. */
+async function measure(argv, {env, stdoutFile, work}) {
+  const rssFile = join(work, 'rss')
+  const command = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...argv] : argv
+  const out = await open(stdoutFile, 'w')
+  try {
+    return await new Promise((resolve, reject) => {
+      const started = performance.now()
+      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out.fd, 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.on('error', reject)
+      child.on('close', (code) => {
+        const ms = performance.now() - started
+        if (code !== 0) return reject(new Error(`${argv.slice(1).join(' ')} exited ${code}: ${stderr.trim().slice(0, 400)}`))
+        const kb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number.NaN
+        resolve({ms, rssMiB: kb / 1024})
+      })
+    })
+  } finally {
+    await out.close()
+  }
+}
+
+/** `gateway sandbox start` in a child process, on a free port; answers when it listens. */
+async function startSandbox(flags) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', ...flags], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const line = await new Promise((resolve, reject) => {
+    const lines = createInterface({input: child.stdout})
+    lines.once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`sandbox start ${flags.join(' ')} exited ${code}: ${stderr.trim()}`)))
+  })
+  return {
+    baseUrl: JSON.parse(line).baseUrl,
+    readyMs: performance.now() - started,
+    async close() {
+      if (child.exitCode !== null) return
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** The ids of an export, in order: NDJSON lines, or the first column of a CSV after its header. */
+async function idsOf(file, format) {
+  const ids = []
+  let header = format === 'csv'
+  for await (const line of createInterface({input: createReadStream(file), crlfDelay: Infinity})) {
+    if (!line) continue
+    if (header) {
+      header = false
+      continue
+    }
+    ids.push(format === 'csv' ? line.slice(0, line.indexOf(',')) : JSON.parse(line).id)
+  }
+  return ids
+}
+
+/** Checks an export against the expected ids: every record exactly once, in order. Answers a problem or undefined. */
+function checkExport(ids, expected) {
+  const seen = new Set()
+  for (const [index, id] of ids.entries()) {
+    if (seen.has(id)) return `record ${id} twice`
+    seen.add(id)
+    if (id !== expected[index]) return `record ${index + 1} is ${id}, expected ${expected[index]}`
+  }
+  if (ids.length !== expected.length) return `${count(ids.length)} records, expected ${count(expected.length)}`
+  return undefined
+}
+
+/**
+ * The export rows, handed to `row(measure, result, ratio, target)` and `section(title)` (and how
+ * long each sandbox took to seed, to `seeded(size, ms)`); answers how many measures went wrong (a
+ * record missing, repeated or out of order).
+ */
+export async function exportSection({row, section, progress = () => {}, sizes = [10_000, 100_000], runs = 3, latency = 50, seeded = () => {}}) {
+  const work = mkdtempSync(join(tmpdir(), 'gateway-bench-export-'))
+  let failures = 0
+  /** Peak RSS and median time of the CLI and of the loop at 0 ms, by size and format. */
+  const at0 = {}
+  try {
+    for (const delay of latency > 0 ? [0, latency] : [0]) {
+      section(
+        `Export of every deposit, ${PER_PAGE} per page, ${delay} ms per answer (NODE_EXTRA_CA_CERTS unset): ${delay === 0 ? `median wall time of ${runs} runs in turns, highest peak RSS` : 'wall time of one run, peak RSS'}`,
+      )
+      for (const size of sizes) {
+        progress(`export: ${count(size)} deposits at ${delay} ms`)
+        const sandbox = await startSandbox(['--seed-deposits', String(size), ...(delay > 0 ? ['--latency', String(delay)] : [])])
+        if (delay === 0) seeded(size, sandbox.readyMs)
+        try {
+          const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
+          const runners = [{label: 'plain `fetch` loop (NDJSON)', format: 'ndjson', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env}]
+          for (const format of delay === 0 ? ['ndjson', 'csv'] : ['ndjson']) {
+            runners.push({
+              label: `\`deposits list --all --output ${format}\``,
+              format,
+              argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', format, '--per-page', String(PER_PAGE)],
+              env: {...env, GATEWAY_CONFIG_DIR: join(work, `config-${size}-${delay}-${format}`)},
+            })
+          }
+          for (const runner of runners) Object.assign(runner, {times: [], rss: []})
+          let expected
+          for (let run = 0; run < (delay === 0 ? runs : 1); run += 1) {
+            for (const runner of runners) {
+              const file = join(work, 'export.out')
+              const result = await measure(runner.argv, {env: runner.env, stdoutFile: file, work})
+              const ids = await idsOf(file, runner.format)
+              rmSync(file, {force: true})
+              if (!expected) {
+                expected = ids
+                runner.problem = ids.length === size ? checkExport(ids, [...new Set(ids)]) : `${count(ids.length)} records, expected ${count(size)}`
+              } else runner.problem ??= checkExport(ids, expected)
+              runner.times.push(result.ms)
+              runner.rss.push(result.rssMiB)
+            }
+          }
+          const loopMs = median(runners[0].times)
+          for (const runner of runners) {
+            const wall = median(runner.times)
+            const peak = Math.max(...runner.rss)
+            if (runner.problem) failures += 1
+            const cli = runner !== runners[0]
+            let versus = cli ? ratio(wall / loopMs) : '1.00x'
+            let target = ''
+            if (cli && delay === 0) {
+              at0[size] = {...at0[size], [runner.format]: {peak, wall, loopMs}}
+              target = `≤ 1.00x the loop (time): ${met(wall <= loopMs)}`
+            } else if (cli) {
+              versus = `${ratio(loopMs / wall)} faster`
+            } else if (delay === 0) {
+              at0[size] = {...at0[size], loop: {peak}}
+            }
+            row(`${count(size)}: ${runner.label}`, `${seconds(wall)}, ${mib(peak)}`, runner.problem ? `WRONG: ${runner.problem}` : versus, target)
+          }
+        } finally {
+          await sandbox.close()
+        }
+      }
+    }
+    const [small, large] = [Math.min(...sizes), Math.max(...sizes)]
+    section('Export goals (at 0 ms per answer)')
+    for (const format of ['ndjson', 'csv']) {
+      const big = at0[large]?.[format]
+      const little = at0[small]?.[format]
+      if (!big) continue
+      row(`Peak RSS, ${count(large)} as ${format.toUpperCase()}`, mib(big.peak), `loop ${mib(at0[large].loop.peak)}`, `≤ 100 MiB: ${met(big.peak <= 100)}`)
+      if (little && small !== large) {
+        const growth = big.peak - little.peak
+        row(`Peak RSS, ${count(large)} against ${count(small)}, ${format.toUpperCase()}`, `${mib(big.peak)} against ${mib(little.peak)}`, `${growth >= 0 ? '+' : '-'}${mib(Math.abs(growth))}`, `within 10 MiB: ${met(Math.abs(growth) <= 10)}`)
+      }
+      for (const size of sizes) {
+        const figures = at0[size]?.[format]
+        if (figures) row(`Time, ${count(size)} as ${format.toUpperCase()}, against the loop`, `${seconds(figures.wall)} against ${seconds(figures.loopMs)}`, ratio(figures.wall / figures.loopMs), `≤ 1.00x: ${met(figures.wall <= figures.loopMs)}`)
+      }
+    }
+  } finally {
+    rmSync(work, {recursive: true, force: true})
+  }
+  return failures
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const option = (name, fallback) => {
+    const index = process.argv.indexOf(`--${name}`)
+    return index === -1 ? fallback : process.argv[index + 1]
+  }
+  const rows = []
+  const started = Date.now()
+  const failures = await exportSection({
+    row: (measure, result, versus = '', target = '') => rows.push([measure, result, versus, target]),
+    section: (title) => rows.push([`**${title}**`, '', '', '']),
+    progress: (text) => process.stderr.write(`${text}\n`),
+    sizes: String(option('sizes', '10000,100000')).split(',').map(Number),
+    runs: Number(option('export-runs', 3)),
+    latency: Number(option('latency', 50)),
+  })
+  const cells = (values) => `| ${values.join(' | ')} |`
+  console.log(
+    [
+      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s${timeBin ? '' : ' (no /usr/bin/time: peak RSS not measured)'}.`,
+      '',
+      cells(['Measure', 'Result', 'Ratio', 'Target']),
+      cells(['---', '---', '---', '---']),
+      ...rows.map(cells),
+    ].join('\n'),
+  )
+  if (failures > 0) process.exitCode = 1
+}
