@@ -89,6 +89,9 @@ function pluginParts(name) {
 /** The identifier the bundle exports a plugin's hook under. */
 const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
 
+/** Where the entry puts an oclif manifest handed over in memory, for the root plugin to take (PATCHES). */
+const MANIFEST_KEY = 'gateway:manifest'
+
 /** The bundle's entry: oclif's runner, the command index for the explicit strategy, the hooks. */
 function entrySource(commands, hooks) {
   const lines = [
@@ -96,12 +99,17 @@ function entrySource(commands, hooks) {
     `import {join} from 'node:path'`,
     `import {flush, handle, run as runOclif, settings} from '@oclif/core'`,
     `export {flush, handle}`,
-    `/** Runs the CLI whose package is in root. */`,
-    `export function run(root, argv) {`,
+    `/**`,
+    ` * Runs the CLI whose package is in root. The single executable hands over its package.json and`,
+    ` * oclif manifest (inMemory) from its own assets, and root names no folder: oclif then reads neither`,
+    ` * from disk (a patch below), and finds its commands and hooks in the bundle the loader registered.`,
+    ` */`,
+    `export function run(root, argv, inMemory) {`,
     // A built CLI: never look for TypeScript sources to transpile (oclif would load typescript).
     `  settings.enableAutoTranspile = false`,
     // The package.json, read here at once, spares oclif its search for the package's root.
-    `  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
+    `  const pjson = inMemory?.pjson ?? JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
+    `  if (inMemory?.manifest) Object.defineProperty(pjson, ${JSON.stringify(MANIFEST_KEY)}, {value: inMemory.manifest})`,
     `  return runOclif(argv, {root, pjson})`,
     `}`,
     // bin/run.js words a mistyped command itself.
@@ -200,6 +208,13 @@ module.exports = new Proxy({constants}, {get: (target, name) => (name === 'const
  * Changes to dependencies' code on the start-up path, each found verbatim or the build fails.
  */
 const PATCHES = [
+  // The single executable hands the root plugin its manifest in memory (see run() in the entry):
+  // nothing is read from a folder another user could have written to.
+  {
+    file: 'node_modules/@oclif/core/lib/config/plugin.js',
+    find: 'const manifest = await (0, fs_1.readJson)(p);',
+    replace: `const manifest = (!dotfile && this.options.isRoot && this.pjson[${JSON.stringify(MANIFEST_KEY)}]) || await (0, fs_1.readJson)(p);`,
+  },
   // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
   // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
   {
