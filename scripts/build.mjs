@@ -19,7 +19,7 @@ import {createHash} from 'node:crypto'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
-import {join, relative, sep} from 'node:path'
+import {dirname, join, relative, sep} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
@@ -244,6 +244,62 @@ const PATCHES = [
   },
 ]
 
+/**
+ * A Node built-in that a dependency requires at the top of a module and uses only inside
+ * functions, loaded on first use instead: each is found verbatim or the build fails.
+ */
+const lazyBuiltin = (file, variable, builtin) => ({
+  file,
+  find: `const ${variable} = require("${builtin}");`,
+  replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${builtin}")[name]});`,
+})
+PATCHES.push(
+  // oclif's parser reads flags from stdin only for flags that ask to (none here).
+  lazyBuiltin('node_modules/@oclif/core/lib/parser/parse.js', 'node_readline_1', 'node:readline'),
+  // oclif's performance marks, made only under OCLIF_PERFORMANCE.
+  lazyBuiltin('node_modules/@oclif/core/lib/performance.js', 'node_perf_hooks_1', 'node:perf_hooks'),
+  // oclif reads files (the manifest in a checkout) with these; the single executable reads none.
+  lazyBuiltin('node_modules/@oclif/core/lib/util/fs.js', 'promises_1', 'node:fs/promises'),
+)
+
+/**
+ * oclif's logger makes its `debug` loggers at start-up, and the debug library loads node:tty and
+ * reads the environment for its colours. When DEBUG is unset (it is read once, as the library does),
+ * every logger is off, and this stands in for the library: it is loaded only when DEBUG names
+ * something.
+ */
+const DEBUG_ON_DEMAND = `
+const real = () => require(${JSON.stringify(join(root, 'node_modules', 'debug', 'src', 'index.js'))})
+const on = Boolean(process.env.DEBUG)
+function createDebug(namespace) {
+  if (on) return real()(namespace)
+  const off = () => {}
+  off.enabled = false
+  off.namespace = namespace
+  off.log = () => {}
+  off.extend = (name, delimiter = ':') => createDebug(namespace + delimiter + name)
+  off.destroy = () => false
+  return off
+}
+createDebug.enable = (namespaces) => real().enable(namespaces)
+createDebug.disable = () => (on ? real().disable() : '')
+createDebug.enabled = (name) => (on ? real().enabled(name) : false)
+module.exports = createDebug
+module.exports.default = createDebug
+`
+
+/** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
+const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
+
+const onDemand = {
+  name: 'on-demand',
+  setup(builder) {
+    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
+    builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
+    builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => ({contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
+  },
+}
+
 const patches = {
   name: 'patches',
   setup(builder) {
@@ -318,7 +374,7 @@ const result = await build({
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
-  plugins: [slimUndici, patches],
+  plugins: [slimUndici, onDemand, patches],
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
