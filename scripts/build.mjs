@@ -245,21 +245,41 @@ const PATCHES = [
 ]
 
 /**
- * A Node built-in that a dependency requires at the top of a module and uses only inside
- * functions, loaded on first use instead: each is found verbatim or the build fails.
+ * A module (a Node built-in or a package) that a dependency requires at the top of a module and
+ * uses only inside functions, loaded on first use instead: each is found verbatim or the build
+ * fails. esbuild still bundles the module; only its evaluation waits.
  */
-const lazyBuiltin = (file, variable, builtin) => ({
+const lazyRequire = (file, variable, module) => ({
   file,
-  find: `const ${variable} = require("${builtin}");`,
-  replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${builtin}")[name]});`,
+  find: `const ${variable} = require("${module}");`,
+  replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${module}")[name]});`,
 })
+/** The same, for TypeScript's default import of a CommonJS module. */
+const lazyDefault = (file, variable, module) => ({
+  file,
+  find: `const ${variable} = __importDefault(require("${module}"));`,
+  replace: `const ${variable} = {get default() { return __importDefault(require("${module}")).default; }};`,
+})
+const oclif = (path) => `node_modules/@oclif/core/lib/${path}`
 PATCHES.push(
   // oclif's parser reads flags from stdin only for flags that ask to (none here).
-  lazyBuiltin('node_modules/@oclif/core/lib/parser/parse.js', 'node_readline_1', 'node:readline'),
+  lazyRequire(oclif('parser/parse.js'), 'node_readline_1', 'node:readline'),
   // oclif's performance marks, made only under OCLIF_PERFORMANCE.
-  lazyBuiltin('node_modules/@oclif/core/lib/performance.js', 'node_perf_hooks_1', 'node:perf_hooks'),
+  lazyRequire(oclif('performance.js'), 'node_perf_hooks_1', 'node:perf_hooks'),
   // oclif reads files (the manifest in a checkout) with these; the single executable reads none.
-  lazyBuiltin('node_modules/@oclif/core/lib/util/fs.js', 'promises_1', 'node:fs/promises'),
+  lazyRequire(oclif('util/fs.js'), 'promises_1', 'node:fs/promises'),
+  // Templates (help), spinners, wrapped and cleaned error text, plugin globs and rc files: each
+  // only when a command comes to it.
+  lazyDefault(oclif('config/config.js'), 'ejs_1', 'ejs'),
+  lazyDefault(oclif('help/util.js'), 'ejs_1', 'ejs'),
+  lazyDefault(oclif('ux/action/spinner.js'), 'cli_spinners_1', 'cli-spinners'),
+  lazyDefault(oclif('errors/errors/pretty-print.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('errors/errors/cli.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('help/formatter.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('errors/handle.js'), 'clean_stack_1', 'clean-stack'),
+  lazyDefault(oclif('errors/errors/cli.js'), 'clean_stack_1', 'clean-stack'),
+  lazyRequire(oclif('config/plugin-loader.js'), 'minimatch_1', 'minimatch'),
+  lazyRequire(oclif('util/read-pjson.js'), 'lilconfig_1', 'lilconfig'),
 )
 
 /**
