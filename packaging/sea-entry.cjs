@@ -1,65 +1,62 @@
-// The entry of the single executable (Node's SEA support): the executable carries the CLI's
-// package (package.json, the oclif manifest, the bundle, its code cache and bin/run.js) as assets.
-// On first run it lays them out once in a folder of its own, named by the bundle's content key,
-// and hands over to bin/run.js there, so that the executable runs exactly what `bin/run.js` runs.
+// The entry of the single executable (Node's SEA support). The executable carries the CLI as
+// assets: the bundle (dist/bundle/gateway.cjs), its V8 code cache, package.json and the oclif
+// manifest. It runs them from memory, as bin/run.js runs the same files in a checkout, and lays
+// nothing out on disk: no folder, cache or temporary file is read, written or run, so there is
+// nothing another user could plant or swap, and a read-only or missing home changes nothing.
+//
+// oclif is handed the package.json and the manifest in memory, and a root that names no folder:
+// the executable's own path, a file, under which nothing can exist. oclif's requests for the
+// commands and hooks (`./dist/bundle/gateway.cjs` under that root) are answered with the bundle
+// evaluated here, never from disk.
 'use strict'
-const {getAsset} = require('node:sea')
-const {chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync} = require('node:fs')
-const {createRequire} = require('node:module')
-const {homedir, tmpdir, userInfo} = require('node:os')
+const {getRawAsset} = require('node:sea')
+const {createRequire, Module} = require('node:module')
 const {join} = require('node:path')
+const {setFlagsFromString} = require('node:v8')
+const {Script} = require('node:vm')
 
-const FILES = ['package.json', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json', 'dist/bundle/gateway.cjs', 'dist/bundle/gateway.cjs.cache']
-const key = Buffer.from(getAsset('key')).toString('latin1').trim()
+// As bin/run.js: keep V8 from optimising undici's WebAssembly parser in short runs (set before
+// compiling: the code cache is bound to the flags).
+setFlagsFromString('--wasm-tiering-budget=50000000')
 
-/** Where the package is laid out: the user's cache folder, else the temporary one. */
-function homes() {
-  const user = (() => {
-    try {
-      return userInfo().username
-    } catch {
-      return String(process.getuid?.() ?? 'user')
+const asset = (name) => Buffer.from(getRawAsset(name))
+const root = process.execPath
+const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
+// The build makes the bundle ASCII (see bin/run.js).
+const source = asset('gateway.cjs').toString('latin1')
+const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
+const cache = asset('gateway.cjs.cache')
+// package.mjs checks that the cache was made for this bundle; checked again here, as bin/run.js does.
+const cachedData = key && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n` ? cache.subarray(key.length + 1) : undefined
+const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
+
+const cli = new Module(bundle)
+cli.filename = bundle
+// The bundle's require: the bundle itself by its path (or the target the package.json names),
+// Node's built-ins otherwise. The bundle requires nothing else from disk: the CLI runs built
+// (oclif's TypeScript support, which would, is turned off in run()).
+const nodeRequire = createRequire(bundle)
+const own = (id) => id === bundle || id === './dist/bundle/gateway.cjs'
+const bundleRequire = (id) => (own(id) ? cli.exports : nodeRequire(id))
+bundleRequire.resolve = (id, options) => (own(id) ? bundle : nodeRequire.resolve(id, options))
+bundleRequire.cache = nodeRequire.cache
+bundleRequire.main = undefined
+script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(root, 'dist', 'bundle'))
+cli.loaded = true
+
+const pjson = JSON.parse(asset('package.json').toString('utf8'))
+const manifest = JSON.parse(asset('oclif.manifest.json').toString('utf8'))
+const {commandNotFound, flush, handle, run} = cli.exports
+const argv = process.argv.slice(2)
+run(root, argv, {pjson, manifest})
+  .then(() => flush())
+  .catch(async (error) => {
+    // A mistyped command is a usage error (exit 2), said in one line with the closest command.
+    const line = commandNotFound(error, argv, manifest, 'gateway')
+    if (line === undefined) await handle(error)
+    else {
+      process.stderr.write(`Error: ${line}\n`)
+      process.exitCode = 2
     }
-  })()
-  const cache = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : undefined)
-  return [cache && join(cache, 'gateway'), join(tmpdir(), `gateway-${user}`)].filter(Boolean)
-}
-
-function layOut(base) {
-  const root = join(base, key)
-  if (existsSync(join(root, 'bin', 'run.js'))) return root
-  mkdirSync(base, {recursive: true, mode: 0o700})
-  // Written aside, then renamed into place whole: a process killed half-way leaves no half package.
-  const aside = `${root}.tmp-${process.pid}`
-  rmSync(aside, {recursive: true, force: true})
-  for (const file of FILES) {
-    const path = join(aside, file)
-    mkdirSync(join(path, '..'), {recursive: true, mode: 0o700})
-    writeFileSync(path, Buffer.from(getAsset(file)), {mode: 0o600})
-  }
-  chmodSync(join(aside, 'bin', 'run.js'), 0o700)
-  try {
-    renameSync(aside, root)
-  } catch (error) {
-    // Another process laid it out first: theirs is the same.
-    rmSync(aside, {recursive: true, force: true})
-    if (!existsSync(join(root, 'bin', 'run.js'))) throw error
-  }
-  return root
-}
-
-let root
-let failure
-for (const base of homes()) {
-  try {
-    root = layOut(base)
-    break
-  } catch (error) {
-    failure = error
-  }
-}
-if (!root) {
-  process.stderr.write(`Error: cannot unpack the gateway executable: ${failure && failure.message}\n`)
-  process.exit(1)
-}
-createRequire(join(root, 'bin', 'run.js'))(join(root, 'bin', 'run.js'))
+  })

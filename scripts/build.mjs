@@ -19,7 +19,7 @@ import {createHash} from 'node:crypto'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
-import {join, relative, sep} from 'node:path'
+import {dirname, join, relative, sep} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
@@ -89,6 +89,9 @@ function pluginParts(name) {
 /** The identifier the bundle exports a plugin's hook under. */
 const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
 
+/** Where the entry puts an oclif manifest handed over in memory, for the root plugin to take (PATCHES). */
+const MANIFEST_KEY = 'gateway:manifest'
+
 /** The bundle's entry: oclif's runner, the command index for the explicit strategy, the hooks. */
 function entrySource(commands, hooks) {
   const lines = [
@@ -98,12 +101,17 @@ function entrySource(commands, hooks) {
     `import {join} from 'node:path'`,
     `import {flush, handle, run as runOclif, settings} from '@oclif/core'`,
     `export {flush, handle}`,
-    `/** Runs the CLI whose package is in root. */`,
-    `export function run(root, argv) {`,
+    `/**`,
+    ` * Runs the CLI whose package is in root. The single executable hands over its package.json and`,
+    ` * oclif manifest (inMemory) from its own assets, and root names no folder: oclif then reads neither`,
+    ` * from disk (a patch below), and finds its commands and hooks in the bundle the loader registered.`,
+    ` */`,
+    `export function run(root, argv, inMemory) {`,
     // A built CLI: never look for TypeScript sources to transpile (oclif would load typescript).
     `  settings.enableAutoTranspile = false`,
     // The package.json, read here at once, spares oclif its search for the package's root.
-    `  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
+    `  const pjson = inMemory?.pjson ?? JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
+    `  if (inMemory?.manifest) Object.defineProperty(pjson, ${JSON.stringify(MANIFEST_KEY)}, {value: inMemory.manifest})`,
     `  return runOclif(argv, {root, pjson})`,
     `}`,
     // bin/run.js words a mistyped command itself.
@@ -202,6 +210,13 @@ module.exports = new Proxy({constants}, {get: (target, name) => (name === 'const
  * Changes to dependencies' code on the start-up path, each found verbatim or the build fails.
  */
 const PATCHES = [
+  // The single executable hands the root plugin its manifest in memory (see run() in the entry):
+  // nothing is read from a folder another user could have written to.
+  {
+    file: 'node_modules/@oclif/core/lib/config/plugin.js',
+    find: 'const manifest = await (0, fs_1.readJson)(p);',
+    replace: `const manifest = (!dotfile && this.options.isRoot && this.pjson[${JSON.stringify(MANIFEST_KEY)}]) || await (0, fs_1.readJson)(p);`,
+  },
   // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
   // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
   {
@@ -230,6 +245,82 @@ const PATCHES = [
     replace: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
   },
 ]
+
+/**
+ * A module (a Node built-in or a package) that a dependency requires at the top of a module and
+ * uses only inside functions, loaded on first use instead: each is found verbatim or the build
+ * fails. esbuild still bundles the module; only its evaluation waits.
+ */
+const lazyRequire = (file, variable, module) => ({
+  file,
+  find: `const ${variable} = require("${module}");`,
+  replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${module}")[name]});`,
+})
+/** The same, for TypeScript's default import of a CommonJS module. */
+const lazyDefault = (file, variable, module) => ({
+  file,
+  find: `const ${variable} = __importDefault(require("${module}"));`,
+  replace: `const ${variable} = {get default() { return __importDefault(require("${module}")).default; }};`,
+})
+const oclif = (path) => `node_modules/@oclif/core/lib/${path}`
+PATCHES.push(
+  // oclif's parser reads flags from stdin only for flags that ask to (none here).
+  lazyRequire(oclif('parser/parse.js'), 'node_readline_1', 'node:readline'),
+  // oclif's performance marks, made only under OCLIF_PERFORMANCE.
+  lazyRequire(oclif('performance.js'), 'node_perf_hooks_1', 'node:perf_hooks'),
+  // oclif reads files (the manifest in a checkout) with these; the single executable reads none.
+  lazyRequire(oclif('util/fs.js'), 'promises_1', 'node:fs/promises'),
+  // Templates (help), spinners, wrapped and cleaned error text, plugin globs and rc files: each
+  // only when a command comes to it.
+  lazyDefault(oclif('config/config.js'), 'ejs_1', 'ejs'),
+  lazyDefault(oclif('help/util.js'), 'ejs_1', 'ejs'),
+  lazyDefault(oclif('ux/action/spinner.js'), 'cli_spinners_1', 'cli-spinners'),
+  lazyDefault(oclif('errors/errors/pretty-print.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('errors/errors/cli.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('help/formatter.js'), 'wrap_ansi_1', 'wrap-ansi'),
+  lazyDefault(oclif('errors/handle.js'), 'clean_stack_1', 'clean-stack'),
+  lazyDefault(oclif('errors/errors/cli.js'), 'clean_stack_1', 'clean-stack'),
+  lazyRequire(oclif('config/plugin-loader.js'), 'minimatch_1', 'minimatch'),
+  lazyRequire(oclif('util/read-pjson.js'), 'lilconfig_1', 'lilconfig'),
+)
+
+/**
+ * oclif's logger makes its `debug` loggers at start-up, and the debug library loads node:tty and
+ * reads the environment for its colours. When DEBUG is unset (it is read once, as the library does),
+ * every logger is off, and this stands in for the library: it is loaded only when DEBUG names
+ * something.
+ */
+const DEBUG_ON_DEMAND = `
+const real = () => require(${JSON.stringify(join(root, 'node_modules', 'debug', 'src', 'index.js'))})
+const on = Boolean(process.env.DEBUG)
+function createDebug(namespace) {
+  if (on) return real()(namespace)
+  const off = () => {}
+  off.enabled = false
+  off.namespace = namespace
+  off.log = () => {}
+  off.extend = (name, delimiter = ':') => createDebug(namespace + delimiter + name)
+  off.destroy = () => false
+  return off
+}
+createDebug.enable = (namespaces) => real().enable(namespaces)
+createDebug.disable = () => (on ? real().disable() : '')
+createDebug.enabled = (name) => (on ? real().enabled(name) : false)
+module.exports = createDebug
+module.exports.default = createDebug
+`
+
+/** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
+const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
+
+const onDemand = {
+  name: 'on-demand',
+  setup(builder) {
+    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
+    builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
+    builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => ({contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
+  },
+}
 
 const patches = {
   name: 'patches',
@@ -305,7 +396,7 @@ const result = await build({
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
-  plugins: [slimUndici, patches],
+  plugins: [slimUndici, onDemand, patches],
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',

@@ -3,13 +3,13 @@
 // runs on:
 //   dist/package/gateway: one executable that needs no Node on the machine, Node's own binary with
 //     the CLI injected as a single executable application (SEA): package.json, the oclif manifest,
-//     the bundle, its code cache and bin/run.js travel inside it as assets (packaging/sea-entry.cjs);
+//     the bundle and its code cache travel inside it as assets, and run from memory
+//     (packaging/sea-entry.cjs);
 //   dist/package/gateway_<version>_<arch>.deb: the executable, with a /usr/bin/gateway that starts it
 //     without NODE_OPTIONS, a man page, bash and zsh completions and a copyright file (scripts/deb.mjs).
 import {execFileSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {arch} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -24,18 +24,16 @@ if (!existsSync(bundle) || !existsSync(`${bundle}.cache`)) throw new Error('no b
 rmSync(out, {recursive: true, force: true})
 mkdirSync(out, {recursive: true})
 
-// 1. The single executable.
+// 1. The single executable: the bundle, its code cache, package.json and the manifest, run from
+// memory by packaging/sea-entry.cjs (nothing laid out on disk).
 const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(readFileSync(bundle, 'latin1').slice(-100))?.[1]
 if (!key) throw new Error('the bundle carries no content key: rebuild it')
-writeFileSync(join(out, 'key'), key)
+if (readFileSync(`${bundle}.cache`).subarray(0, key.length + 1).toString('latin1') !== `${key}\n`) throw new Error('the code cache was made for another bundle: rebuild')
 const assets = {
-  key: join(out, 'key'),
   'package.json': join(root, 'package.json'),
   'oclif.manifest.json': join(root, 'oclif.manifest.json'),
-  'bin/run.js': join(root, 'bin', 'run.js'),
-  'bin/package.json': join(root, 'bin', 'package.json'),
-  'dist/bundle/gateway.cjs': bundle,
-  'dist/bundle/gateway.cjs.cache': `${bundle}.cache`,
+  'gateway.cjs': bundle,
+  'gateway.cjs.cache': `${bundle}.cache`,
 }
 const blob = join(out, 'gateway.blob')
 writeFileSync(
@@ -50,7 +48,6 @@ const postject = join(root, 'node_modules', 'postject', require('postject/packag
 run(process.execPath, [postject, executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'])
 rmSync(blob)
 rmSync(join(out, 'sea-config.json'))
-rmSync(join(out, 'key'))
 console.log(`wrote ${join('dist', 'package', 'gateway')}`)
 
 // 2. The Debian package, around the executable (scripts/deb.mjs).

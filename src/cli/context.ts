@@ -1,4 +1,5 @@
 import type {Readable, Writable} from 'node:stream'
+import {isatty} from 'node:tty'
 
 import type {GatewayApi} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
@@ -192,12 +193,16 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   const facts: TtyFacts = {
     stdoutTTY: Boolean(process.stdout.isTTY),
     stderrTTY: Boolean(process.stderr.isTTY),
-    stdinTTY: Boolean(process.stdin.isTTY),
+    // Asked of the descriptor: process.stdin is made (a stream over a pipe, a file or a terminal)
+    // only when a command reads it.
+    stdinTTY: isatty(0),
     stdoutColumns: process.stdout.columns,
   }
   return {
     ...detectTerminal(facts, env),
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     keys: (onReady) => terminalKeys(onReady),

@@ -7,12 +7,14 @@ import {closest} from './parse-errors.js'
  * closest command, or undefined for any other error. In a terminal the not-found plugin has
  * already offered to run the closest command instead.
  */
-export function commandNotFound(error: unknown, argv: readonly string[], manifestPath: URL, bin: string): string | undefined {
+export function commandNotFound(error: unknown, argv: readonly string[], manifest: URL | {commands: Record<string, unknown>}, bin: string): string | undefined {
   const oclif = (error as {oclif?: {exit?: number}} | undefined)?.oclif
   if (!oclif || oclif.exit !== 127) return undefined
   let ids: string[] = []
   try {
-    ids = Object.keys((JSON.parse(readFileSync(manifestPath, 'utf8')) as {commands: Record<string, unknown>}).commands).map((id) => id.replaceAll(':', ' '))
+    // The manifest's file, or (the single executable) the manifest itself.
+    const {commands} = manifest instanceof URL ? (JSON.parse(readFileSync(manifest, 'utf8')) as {commands: Record<string, unknown>}) : manifest
+    ids = Object.keys(commands).map((id) => id.replaceAll(':', ' '))
   } catch {
     // Without the manifest there is nothing to suggest from.
   }

@@ -45,8 +45,8 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const {readJsonBody} = await import('../input/body.js')
   const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
   const {prepareWithdraw} = await import('../input/withdraw.js')
-  const {randomUUID} = await import('node:crypto')
-  const prepared = await prepareWithdraw(options.fields, base, randomUUID)
+  // node:crypto loads only when a key is made.
+  const prepared = await prepareWithdraw(options.fields, base, async () => (await import('node:crypto')).randomUUID())
   if (!prepared.value) refuse(WITHDRAW_FIELDS, prepared.issues, prepared)
   const body = prepared.value
   const asJson = options.output === 'json' || (options.output === undefined && ctx.globals.json)

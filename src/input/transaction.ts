@@ -167,12 +167,13 @@ const PHYSICAL_NEEDS_ADDRESS =
  * every rule, as the sandbox does. An idempotency key is always sent: `makeKey` makes one when none
  * is given. `tx create` and `tx create --batch` (one row at a time) both come through here.
  */
-export async function prepareCreate(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string): Promise<PreparedCreate> {
-  const {checkCreateTransaction} = await import('../schemas/transaction.js')
+export async function prepareCreate(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string | Promise<string>): Promise<PreparedCreate> {
+  // The flags are read first: a bad one is refused before the contract (zod) is even loaded.
   const built = buildCreateBody(flags, base)
+  const {checkCreateTransaction} = await import('../schemas/transaction.js')
   const {body} = built
   const generatedKey = body.idempotencyKey === undefined
-  if (generatedKey) body.idempotencyKey = makeKey()
+  if (generatedKey) body.idempotencyKey = await makeKey()
   const checked = checkCreateTransaction(body, {strict: true})
   if (!checked.ok) return {...built, issues: checked.issues, generatedKey}
   return {...built, issues: [], generatedKey, value: {...checked.value, idempotencyKey: body.idempotencyKey as string}}

@@ -35,14 +35,14 @@ export interface PreparedWithdraw extends Built {
  * PIX key in the form the DICT registers, infers its type when none is given, and checks every
  * rule. An idempotency key is always sent: `makeKey` makes one when none is given.
  */
-export async function prepareWithdraw(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string): Promise<PreparedWithdraw> {
-  // The contract (zod) loads only when there is something to check, not for --help.
+export async function prepareWithdraw(flags: Record<string, unknown>, base: Record<string, unknown>, makeKey: () => string | Promise<string>): Promise<PreparedWithdraw> {
+  // The flags are read first: a bad one is refused before the contract (zod) is even loaded.
+  const built = buildFromFlags(WITHDRAW_FIELDS, flags, base)
   const {resolvePixKey} = await import('./pix-key.js')
   const {checkWithdraw} = await import('../schemas/withdraw.js')
-  const built = buildFromFlags(WITHDRAW_FIELDS, flags, base)
   const {body} = built
   const generatedKey = body.idempotencyKey === undefined
-  if (generatedKey) body.idempotencyKey = makeKey()
+  if (generatedKey) body.idempotencyKey = await makeKey()
   const issues: Issue[] = []
   let inferredType: PixKeyType | undefined
   if (typeof body.pixKey === 'string' && (body.pixKeyType === undefined || typeof body.pixKeyType === 'string')) {

@@ -1,5 +1,5 @@
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -47,6 +47,101 @@ describe('the single executable and the .deb', () => {
   afterAll(() => {
     sandbox?.kill('SIGTERM')
     rmSync(home, {recursive: true, force: true})
+  })
+
+  describe('runs from its own assets, with nothing laid out on disk', () => {
+    // The bundle's content key: the name an earlier executable laid its copy out under.
+    const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(readFileSync(join(ROOT, 'dist', 'bundle', 'gateway.cjs'), 'latin1').slice(-100))![1]
+    const isRoot = process.getuid?.() === 0
+    const NOBODY = 65534
+    let scratch: string
+    beforeAll(() => {
+      scratch = mkdtempSync(join(tmpdir(), 'gateway-exe-assets-'))
+      chmodSync(scratch, 0o755)
+    })
+    afterAll(() => rmSync(scratch, {recursive: true, force: true}))
+
+    /** A fresh folder under the scratch one, with the mode given. */
+    let folders = 0
+    const folder = (mode = 0o700) => {
+      const path = join(scratch, `f${(folders += 1)}`)
+      mkdirSync(path, {mode})
+      chmodSync(path, mode)
+      return path
+    }
+    /** Every path under a folder, relative to it. */
+    const contents = (path: string): string[] => readdirSync(path, {recursive: true}).map(String).sort()
+    /** The runs that must behave as ever: a version, a refusal, an offline decode. */
+    const sample = (run: (args: string[]) => {code: number | null; stdout: string; stderr: string}) => {
+      const version = run(['--version'])
+      expect(version.code, version.stderr).toBe(0)
+      expect(version.stdout).toMatch(/^gateway-cli\/\d+\.\d+\.\d+ /)
+      expect(version.stderr).toBe('')
+      const refused = run(['tx', 'create', '--amount', '10.00'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
+      const decoded = run(['pix', 'decode', '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D', '--json'])
+      expect(decoded.code, decoded.stderr).toBe(0)
+      expect(JSON.parse(decoded.stdout)).toMatchObject({merchantName: 'Fulano de Tal'})
+    }
+    /** Code planted where an earlier executable looked for its laid-out copy: it leaves a mark if run. */
+    const plant = (base: string, marker: string) => {
+      const bin = join(base, key, 'bin')
+      mkdirSync(bin, {recursive: true, mode: 0o777})
+      writeFileSync(join(bin, 'run.js'), `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'planted code ran'); console.log('planted')\n`)
+      writeFileSync(join(bin, 'package.json'), '{"type": "commonjs"}\n')
+      for (let path = bin; path !== base && path.startsWith(scratch); path = join(path, '..')) chmodSync(path, 0o777)
+    }
+    const spawnAs = (args: string[], environment: Record<string, string | undefined>, options: {uid?: number; cwd?: string} = {}) => {
+      const argv = options.uid === undefined ? [EXECUTABLE, ...args] : ['/usr/bin/setpriv', `--reuid=${options.uid}`, `--regid=${options.uid}`, '--clear-groups', EXECUTABLE, ...args]
+      const clean = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined)) as Record<string, string>
+      const run = spawnSync(argv[0], argv.slice(1), {env: clean, cwd: options.cwd ?? scratch, encoding: 'utf8', timeout: 30_000})
+      return {code: run.status, stdout: run.stdout, stderr: run.stderr}
+    }
+
+    it('writes nothing to its home, the cache folder or the temporary folder, and reads nothing there', () => {
+      const [home, cache, temporary] = [folder(), folder(), folder()]
+      const environment = {PATH: '/usr/sbin:/sbin', LANG: 'C.UTF-8', HOME: home, XDG_CACHE_HOME: cache, TMPDIR: temporary, GATEWAY_CONFIG_DIR: join(folder(), 'config')}
+      sample((args) => spawnAs(args, environment))
+      const lookup = spawnAs(['tx', 'get', '00000000-0000-4000-8000-000000000000', '--json'], {...environment, GATEWAY_BASE_URL: baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'})
+      expect(lookup.code, lookup.stderr).toBe(4)
+      expect([contents(home), contents(cache), contents(temporary)]).toEqual([[], [], []])
+    })
+
+    it('a relative XDG_CACHE_HOME lays nothing out under the current folder, and nothing crashes', () => {
+      const here = folder()
+      sample((args) => spawnAs(args, {PATH: '/usr/sbin:/sbin', LANG: 'C.UTF-8', HOME: folder(), XDG_CACHE_HOME: 'cache', GATEWAY_CONFIG_DIR: join(folder(), 'config')}, {cwd: here}))
+      expect(contents(here)).toEqual([])
+    })
+
+    it('never runs code planted in the cache folder or in $TMPDIR/gateway-<user>/<key>, with HOME set, empty or unset', () => {
+      const [cache, temporary, marks] = [folder(0o777), folder(0o777), folder(0o777)]
+      const marker = join(marks, 'ran')
+      plant(join(cache, 'gateway'), marker)
+      for (const user of ['root', 'nobody', String(NOBODY)]) plant(join(temporary, `gateway-${user}`), marker)
+      const base = {PATH: '/usr/sbin:/sbin', LANG: 'C.UTF-8', XDG_CACHE_HOME: cache, TMPDIR: temporary, GATEWAY_CONFIG_DIR: join(folder(), 'config')}
+      for (const HOME of [folder(), '', undefined]) {
+        sample((args) => spawnAs(args, {...base, HOME}))
+        sample((args) => spawnAs(args, {...base, HOME, XDG_CACHE_HOME: undefined}))
+      }
+      expect(existsSync(marker)).toBe(false)
+    })
+
+    it('run by another user, with HOME missing, read-only or unset: still runs, and runs nothing another user planted', (context) => {
+      if (!isRoot) {
+        console.log('skipped: running as another user (setpriv) needs root')
+        context.skip()
+      }
+      const [temporary, marks] = [folder(0o777), folder(0o777)]
+      const marker = join(marks, 'ran')
+      // Made first by someone else (root here), with mode 0777, as the victim's fallback would be named.
+      for (const user of ['nobody', String(NOBODY)]) plant(join(temporary, `gateway-${user}`), marker)
+      const readOnlyHome = folder(0o755)
+      const base = {PATH: '/usr/sbin:/sbin', LANG: 'C.UTF-8', TMPDIR: temporary}
+      for (const HOME of ['/nonexistent', readOnlyHome, '', undefined]) sample((args) => spawnAs(args, {...base, HOME}, {uid: NOBODY}))
+      expect(existsSync(marker)).toBe(false)
+      expect(contents(readOnlyHome)).toEqual([])
+    })
   })
 
   it('starts with no node on PATH: --version, and the code cache bin/run.js uses', () => {

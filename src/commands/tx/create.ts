@@ -30,8 +30,8 @@ export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string
 /** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
 export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
   const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
-  const {randomUUID} = await import('node:crypto')
-  const prepared = await prepareCreate(options.fields, base, randomUUID)
+  // node:crypto loads only when a key is made.
+  const prepared = await prepareCreate(options.fields, base, async () => (await import('node:crypto')).randomUUID())
   if (!prepared.value) {
     const problems = prepared.issues.map((issue) => nameCreateIssue(prepared, issue))
     throw new UsageError(problems.join('\n'), {messages: problems})
