@@ -6,7 +6,7 @@ import {describeError, ExitCode, printable, ReportedError, UsageError} from './c
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
-import {jsonText} from './cli/terminal.js'
+import {jsonText, terminalText} from './cli/terminal.js'
 import {MAX_TIMER_MS, UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -172,8 +172,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     for (const line of report?.lines ?? []) ctx.out(line)
     // One line per problem, each naming what is wrong.
     const lines = message.split('\n').map((line) => `${ctx.paint('red', 'Error:')} ${line}\n`)
-    ctx.io.stderr.write(scrub(lines.join(''), secrets))
-    if (hint) ctx.io.stderr.write(scrub(`${hint}\n`, secrets))
+    // The message was escaped (describeError); the painter's mark on "Error:" becomes colour here.
+    ctx.io.stderr.write(terminalText(scrub(lines.join(''), secrets), {lines: true, color: ctx.io.color}))
+    if (hint) ctx.io.stderr.write(terminalText(scrub(`${hint}\n`, secrets), {lines: true, color: ctx.io.color}))
     if (exitCode === ExitCode.Unexpected && ctx.globals.debug && error.stack) ctx.io.stderr.write(`${error.stack}\n`)
   }
 

@@ -34,7 +34,7 @@ export async function journalList(options: JournalListOptions, ctx: CommandConte
   await printList(ctx, 'table', entries, {
     columns: [
       {header: 'Time', value: (entry: JournalEntry) => localTime(entry.at, ctx.env.TZ)},
-      {header: 'State', value: (entry) => stateText(entry, ctx)},
+      {header: 'State', value: (entry) => stateText(entry, ctx), painted: true},
       {header: 'Command', value: (entry) => entry.command},
       {header: 'Amount', value: (entry) => brl(entry.amount), align: 'right'},
       {header: 'Idempotency key', value: (entry) => entry.idempotencyKey, whole: true},
