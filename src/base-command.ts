@@ -6,6 +6,7 @@ import {describeError, ExitCode, printable, ReportedError, UsageError} from './c
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
+import {terminalText} from './cli/terminal.js'
 import {MAX_TIMER_MS, UUID_PATTERN} from './schemas/enums.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -232,10 +233,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     // One line per problem, each naming what is wrong; under --json too, so a log of stderr holds
     // every failure while stdout holds the document. Without a terminal each line says when.
+    // The message was escaped (describeError); the painter's mark on "Error:" becomes colour here.
     const stamp = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} ` : ''
     const lines = message.split('\n').map((line) => `${stamp}${ctx.paint('red', 'Error:')} ${line}\n`)
-    ctx.io.stderr.write(scrub(lines.join(''), secrets))
-    if (hint) ctx.io.stderr.write(scrub(`${hint}\n`, secrets))
+    ctx.io.stderr.write(terminalText(scrub(lines.join(''), secrets), {lines: true, color: ctx.io.color}))
+    if (hint) ctx.io.stderr.write(terminalText(scrub(`${hint}\n`, secrets), {lines: true, color: ctx.io.color}))
     if (exitCode === ExitCode.Unexpected && ctx.globals.debug && error.stack) ctx.io.stderr.write(`${error.stack}\n`)
   }
 

@@ -90,6 +90,11 @@ export function composedText(text: string): string {
   return String(text).replace(UNSAFE_CHARS, (char) => (MARKS.test(char) ? char : escapeChar(char)))
 }
 
+/** The text without the painter's marks: what takes room on screen. */
+export function unmarked(text: string): string {
+  return text.replace(new RegExp(MARKS.source, 'g'), '')
+}
+
 /**
  * The colour sequences a library (cli-table3) wrote into a text whose cells were escaped first, so
  * every raw sequence in it is the library's: each becomes the painter's mark, and any other is dropped.

@@ -1,8 +1,11 @@
 import type {IO} from '../cli/context.js'
 import {InterruptedError} from '../cli/errors.js'
+import {terminalText} from '../cli/terminal.js'
 
 /** Asks on stderr and reads one line from stdin, echoing nothing when `hidden` and stdin is a terminal. */
-export async function prompt(io: IO, question: string, options: {hidden?: boolean} = {}): Promise<string> {
+export async function prompt(io: IO, text: string, options: {hidden?: boolean} = {}): Promise<string> {
+  // A question the CLI composed (outside values escaped in it): its colour added, any other control shown escaped.
+  const question = terminalText(text, {color: io.color})
   if (!options.hidden || !io.stdinTTY) {
     io.stderr.write(question)
     const {createInterface} = await import('node:readline')

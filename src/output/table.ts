@@ -1,4 +1,4 @@
-import {marksOf, type Terminal} from '../cli/terminal.js'
+import {composedText, marksOf, unmarked, type Terminal} from '../cli/terminal.js'
 import {asciiText, printable} from './printable.js'
 
 export interface Column<T> {
@@ -18,6 +18,8 @@ export interface Column<T> {
   compact?: (row: T) => string
   /** The value's documented form is ASCII (an id, a status, a code, a date): any other character is shown escaped. */
   ascii?: boolean
+  /** The value is the CLI's own, painted (a state in colour): its colour stays, anything else is escaped. */
+  painted?: boolean
 }
 
 /** The lines a table draws besides its rows (compact, one line a row): top border, header, header rule, bottom border. */
@@ -41,7 +43,8 @@ export function fitNote(rendered: RenderedTable, columns: number): string | unde
 }
 
 function cut(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`
+  // A painted cell is never cut (its marks would be); the CLI's own painted values are short.
+  return unmarked(text).length <= width || unmarked(text) !== text ? text : `${text.slice(0, Math.max(0, width - 1))}…`
 }
 
 /**
@@ -52,9 +55,11 @@ function cut(text: string, width: number): string {
 export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick<Terminal, 'columns' | 'color'>): Promise<RenderedTable> {
   const {default: Table} = await import('cli-table3')
   // Outside text is shown, never obeyed; escaped before it is measured, so the columns line up.
-  const shown = (column: Column<T>, value: string) => (column.ascii ? asciiText(value) : printable(value))
+  const shown = (column: Column<T>, value: string) => (column.painted ? composedText(value) : column.ascii ? asciiText(value) : printable(value))
+  // The painter's marks take no room on screen.
+  const width = (text: string) => unmarked(text).length
   const cells = rows.map((row) => columns.map((column) => shown(column, column.value(row))))
-  const naturalOf = (index: number) => Math.max(columns[index].header.length, ...cells.map((row) => row[index].length))
+  const naturalOf = (index: number) => Math.max(columns[index].header.length, ...cells.map((row) => width(row[index])))
   const natural = columns.map((_, index) => naturalOf(index))
   const widths = natural.map((width, index) => (columns[index].whole ? width : Math.min(columns[index].maxWidth ?? Infinity, width)))
   const keep = columns.map(() => true)

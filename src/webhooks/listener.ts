@@ -350,7 +350,9 @@ export class WebhookListener extends EventEmitter {
         return
       }
       this.emitEvent({type: 'failed', at: this.stamp(), id: summary.id, stage: 'forward', error: reason, answered, target, durationMs})
-      this.answer(res, summary.id, answered, {}, '', true)
+      // The listener's own word, not the app's: the reason, never where the app is.
+      const message = `the app could not be reached: ${reason}`
+      this.answer(res, summary.id, answered, {'content-type': 'application/json'}, JSON.stringify({statusCode: answered, error: answered === 504 ? 'Gateway Timeout' : 'Bad Gateway', message}), true)
       return
     }
     const durationMs = Math.round(performance.now() - started)

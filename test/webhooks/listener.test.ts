@@ -81,7 +81,8 @@ describe('the webhook listener', () => {
     const {url, events} = await listen(target.url)
     const response = await deliver(url)
     expect(response.status).toBe(201)
-    expect(await response.text()).toBe('ok')
+    // The sender learns the app's status, never its body.
+    expect(await response.text()).toBe('')
     const [relayed] = target.received
     expect(relayed).toMatchObject({method: 'POST', path: '/hooks'})
     expect(relayed.body).toEqual(NOTIFICATION)

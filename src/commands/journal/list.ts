@@ -35,7 +35,7 @@ export async function journalList(options: JournalListOptions, ctx: CommandConte
   await printList(ctx, 'table', entries, {
     columns: [
       {header: 'Time', value: (entry: JournalEntry) => localTime(entry.at, ctx.env.TZ)},
-      {header: 'State', value: (entry) => stateText(entry, ctx)},
+      {header: 'State', value: (entry) => stateText(entry, ctx), painted: true},
       {header: 'Command', value: (entry) => entry.command},
       // What a replay would send: read from the recorded body.
       {header: 'Amount', value: (entry) => amountText(entry, brl), align: 'right'},
