@@ -419,7 +419,7 @@ const lines = [
 ]
 for (const entry of rows) lines.push(entry.section ? cells([`**${entry.section}**`, '', '', '']) : cells([entry.measure, entry.result, entry.versus, entry.target]))
 console.log(lines.join('\n'))
-execFileSync(process.execPath, [fileURLToPath(new URL('bench-reconcile.mjs', import.meta.url)), ...process.argv.slice(2)], {stdio: 'inherit'})
+if (spawnSync(process.execPath, [fileURLToPath(new URL('bench-reconcile.mjs', import.meta.url)), ...process.argv.slice(2)], {stdio: 'inherit'}).status !== 0) process.exitCode = 1
 if (failures > 0) {
   progress(`${failures} measure(s) went wrong: see the rows marked WRONG or with errors`)
   process.exitCode = 1
