@@ -88,8 +88,16 @@ try {
   ]
   let deposits
   let result
+  // Untimed, once: the sandbox makes each seeded deposit's BR Code when it is first read, a cost
+  // that would otherwise fall on whichever command runs first.
+  progress('reconcile: warm-up export (untimed)')
+  await measure(runners[0].argv, {...env, GATEWAY_CONFIG_DIR: join(work, 'config-warm')}, join(work, 'warm.ndjson'))
+  rmSync(join(work, 'warm.ndjson'), {force: true})
   for (let run = 0; run < RUNS; run += 1) {
-    for (const [index, runner] of runners.entries()) {
+    // In turns, the order swapped each run, so neither always meets the machine in the same state.
+    const order = run % 2 === 0 ? [0, 1] : [1, 0]
+    for (const index of order) {
+      const runner = runners[index]
       progress(`reconcile: run ${run + 1} of ${RUNS}, ${runner.label}`)
       const file = join(work, 'out.ndjson')
       const measured = await measure(runner.argv, {...env, GATEWAY_CONFIG_DIR: join(work, `config-${index}`)}, file)

@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -341,5 +341,34 @@ describe('the sandbox seeds a day to reconcile', () => {
     expect(counts).toEqual({paid: 140, 'amount-differs': 10, 'paid-more-than-once': 10, open: 20, 'not-paid': 10, missing: 10, unknown: 10})
     expect(summary.overdue).toBe(10)
     expect(world.sandbox.domain.expectedSeeds[0].externalCode).toMatch(/^REC-\d{8}-000001$/)
+  })
+})
+
+describe('sandbox start --seed-reconcile --expected-file', () => {
+  it('writes the expected file of the seeded day, and refuses a file it cannot write (exit 2)', async () => {
+    const dir = tempConfigDir()
+    try {
+      const file = join(dir.dir, '..', 'day.csv')
+      const started = await runCommand(['sandbox', 'start', '--port', '0', '--seed-reconcile', '25', '--expected-file', file], {
+        interrupted: () => new Promise((resolve) => setTimeout(() => resolve('SIGINT'), 200)),
+      })
+      expect(started.code).toBe(0)
+      expect(started.stdout).toContain(`Seeded 25 expected charges of the last 20 hours and their deposits; the expected file is ${file}`)
+      const lines = readFileSync(file, 'utf8').trim().split('\n')
+      expect(lines[0]).toBe('external-code,amount,due-date')
+      expect(lines).toHaveLength(26)
+      expect(lines[1]).toMatch(/^REC-\d{8}-000001,\d+,\d{4}-\d{2}-\d{2}$/)
+
+      const refused = await runCommand(['sandbox', 'start', '--port', '0', '--seed-reconcile', '5', '--expected-file', '/no/such/dir/day.csv'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toMatch(/--expected-file \/no\/such\/dir\/day.csv cannot be written/)
+      const alone = await runCommand(['sandbox', 'start', '--port', '0', '--expected-file', file])
+      expect(alone.code).toBe(2)
+      const tooMany = await runCommand(['sandbox', 'start', '--port', '0', '--seed-reconcile', '1000001'])
+      expect(tooMany.code).toBe(2)
+      expect(tooMany.stderr).toMatch(/--seed-reconcile/)
+    } finally {
+      dir.remove()
+    }
   })
 })

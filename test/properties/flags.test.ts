@@ -133,6 +133,9 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'token-ttl': wrongInteger(1, 86_400 * 30),
   'auto-pay': fc.oneof(fc.integer({min: -1000, max: 0}).map(String), decimal, notANumber),
   'seed-deposits': fc.oneof(negative, decimal, notANumber),
+  'seed-reconcile': fc.oneof(negative, decimal, notANumber),
+  // sandbox start --expected-file: it needs --seed-reconcile
+  'expected-file': wrongPath,
   'forward-webhooks': fc.oneof(fc.constantFrom('ftp://127.0.0.1:4020/', 'example.com', 'https://', '//127.0.0.1'), junk),
   faults: fc.oneof(fc.constantFrom('-0.1', '1.5', '30%', '0,3', 'half'), negative, junk),
   'fault-kinds': fc.oneof(fc.constantFrom('404', 'timeout', '500,,503', 'RESET', '500;503'), junk),
@@ -152,6 +155,8 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'reference-id': fc.constant(''),
   tag: fc.constant(''),
   'override-url': wrongUrl.filter((url) => url !== 'https://localhost'),
+  // deposits reconcile: a file that is not there
+  expected: wrongPath,
   // deposits summary
   chart: fc.oneof(notIn(['none', 'png']), fc.constantFrom('svg', 'png=x')),
   // withdraw --batch and tx create --batch
@@ -228,6 +233,8 @@ const VALID: Record<string, string[]> = {
   // A value taken for right would pay out: the check that nothing was sent catches it.
   withdraw: ['--amount=1000', '--pix-key=maria@example.com', '--yes'],
   'webhooks listen': ['--port=0'],
+  // --expected is required; the window's flags are checked before the file is read.
+  'deposits reconcile': ['--expected=-'],
   // --id goes with --as done; the key is not in the journal, but the flags are checked first.
   'journal resolve': ['--as=done'],
   'webhooks resend': ['--from=10m'],

@@ -46,7 +46,7 @@ EXIT CODES
       options: ['table', 'csv', 'ndjson', 'json'],
     }),
     concurrency: Flags.integer({description: 'Pages of deposits fetched at once (1 to 16).', default: 4, min: 1, max: 16}),
-    'max-rows': Flags.integer({description: `Refuse an expected file of more rows than this (default ${MAX_EXPECTED_ROWS}).`, min: 1, max: 10_000_000, helpValue: '<rows>'}),
+    'max-rows': Flags.integer({description: `Refuse an expected file of more rows than this (default ${MAX_EXPECTED_ROWS}).`, min: 1, max: MAX_EXPECTED_ROWS, helpValue: '<rows>'}),
   }
 
   async run(): Promise<ReconcileDocument | undefined> {
