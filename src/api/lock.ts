@@ -1,4 +1,4 @@
-import {rmSync} from 'node:fs'
+import {constants, rmSync} from 'node:fs'
 import {link, open, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
@@ -38,7 +38,8 @@ function ownFile(lockPath: string): Promise<string> {
   if (!own) {
     own = (async () => {
       const file = `${lockPath}.${process.pid}`
-      await writeFile(file, String(process.pid), {mode: 0o600})
+      // Never through a symlink left in its place.
+      await writeFile(file, String(process.pid), {mode: 0o600, flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW})
       made.add(file)
       if (!removingAtExit) {
         removingAtExit = true

@@ -88,7 +88,7 @@ export class ProfileStore {
 
   /** The folder, made if missing; refused (exit 3) when it cannot be written. */
   private writable(): string {
-    return requireWritableFolder(this.dir, 'saving a login needs a writable config folder')
+    return requireWritableFolder(this.dir, 'changing a profile (a login, a logout, its token) needs a writable config folder')
   }
 
   /**

@@ -433,7 +433,7 @@ async function send<B extends RowBody>(
 
   async function one(row: PreparedRow<B>): Promise<RowResult> {
     try {
-      const sent = await spec.send(ctx, row, {guarded: true, finishOnInterrupt: true})
+      const sent = await spec.send(ctx, row, {guarded: true, allowRepeats: options.allowRepeats, finishOnInterrupt: true})
       if (sent.replayed) tally.replayed += 1
       else tally.done += 1
       return {
