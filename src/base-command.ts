@@ -232,10 +232,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       for (const line of report?.lines ?? []) ctx.out(line)
     }
     // One line per problem, each naming what is wrong; under --json too, so a log of stderr holds
-    // every failure while stdout holds the document. Without a terminal each line says when.
-    // The message was escaped (describeError); the painter's mark on "Error:" becomes colour here.
-    const stamp = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} ` : ''
-    const lines = message.split('\n').map((line) => `${stamp}${ctx.paint('red', 'Error:')} ${line}\n`)
+    // every failure while stdout holds the document. Without a terminal each line says when (and
+    // gets no colour, even when stdout is a terminal). The message was escaped (describeError); the
+    // painter's mark on "Error:" becomes colour here.
+    const label = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} Error:` : ctx.paint('red', 'Error:')
+    const lines = message.split('\n').map((line) => `${label} ${line}\n`)
     ctx.io.stderr.write(terminalText(scrub(lines.join(''), secrets), {lines: true, color: ctx.io.color}))
     if (hint) ctx.io.stderr.write(terminalText(scrub(`${hint}\n`, secrets), {lines: true, color: ctx.io.color}))
     if (exitCode === ExitCode.Unexpected && ctx.globals.debug && error.stack) ctx.io.stderr.write(`${error.stack}\n`)

@@ -10,6 +10,7 @@ import {tempConfigDir} from '../helpers/cli.js'
 import {logIn, runCommand} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 import {recordFigures} from '../helpers/figures.js'
+import {TRANSACTION_RECORD_FIELDS, TX_CREATE_RECORD_FIELDS, WITHDRAW_RECORD_FIELDS} from '../../src/output/fields.js'
 
 /**
  * Random wrong values for every flag of every command, run in-process through the command
@@ -74,7 +75,15 @@ const wrongPhone = fc.oneof(fc.constantFrom('(00) 98765-4321', '(11) 8765-432', 
 const wrongPath = fc.string({unit: fc.constantFrom(...'abcxyz019-_'), minLength: 1, maxLength: 12}).map((name) => `/no/such/dir/${name}`)
 
 /** Wrong values by flag name, for every command that has the flag. */
+/** A --fields list that names something no record has, or is no list of names. */
+const RECORD_FIELDS = new Set<string>([...TX_CREATE_RECORD_FIELDS, ...TRANSACTION_RECORD_FIELDS, ...WITHDRAW_RECORD_FIELDS])
+const wrongFields = fc.oneof(
+  fc.stringMatching(/^[a-zA-Z.]{1,20}$/).filter((name) => !RECORD_FIELDS.has(name)).map((name) => `id,${name}`),
+  fc.constantFrom('id,,status', ',', 'id,', ' '),
+)
+
 const WRONG: Record<string, fc.Arbitrary<string>> = {
+  fields: wrongFields,
   // tx create
   amount: wrongCents,
   'external-code': lengthOutside(8, 255),
@@ -327,7 +336,9 @@ describe('every flag of every command, with random wrong values', () => {
     tried += 1
     const where = `gateway ${argv.map((word) => JSON.stringify(word)).join(' ')}`
     expect(result.code, `${where}\n${result.stderr}`).toBe(2)
-    expect(result.stdout, where).toBe('')
+    // --fields prints the --json document: the error's, there.
+    if (name === '--fields') expect(JSON.parse(result.stdout).error, where).toMatchObject({code: 'USAGE', exitCode: 2})
+    else expect(result.stdout, where).toBe('')
     // One line says what is wrong; only a command's fixed hint may follow it.
     const lines = result.stderr.replace(/\n$/, '').split('\n').filter((line) => !HINTS.includes(line))
     expect(lines, `${where}: one line in ${JSON.stringify(result.stderr)}`).toHaveLength(1)
