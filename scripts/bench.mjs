@@ -350,6 +350,10 @@ async function sandboxThroughput() {
 // ---------------------------------------------------------------------------------------------
 
 const started = Date.now()
+// The machine's load, before and after: start-up ratios mean what they say only on a machine that
+// is not busy with other work.
+const {cpus, loadavg} = await import('node:os')
+const loadBefore = loadavg()[0]
 try {
   await startup()
   if (!ONLY_STARTUP) {
@@ -362,8 +366,11 @@ try {
 }
 
 const cells = (values) => `| ${values.join(' | ')} |`
+const cores = cpus().length
+const loadAfter = loadavg()[0]
+const busy = Math.max(loadBefore, loadAfter) > cores
 const lines = [
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${(await import('node:os')).cpus().length} cores, Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s, NODE_EXTRA_CA_CERTS unset for every process measured${timeBin ? '' : ' (no /usr/bin/time: peak RSS not measured)'}.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${cores} cores (load average ${loadBefore.toFixed(1)} at the start, ${loadAfter.toFixed(1)} at the end${busy ? ': the machine was busy with other work, and the figures show it' : ''}), Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s, NODE_EXTRA_CA_CERTS unset for every process measured${timeBin ? '' : ' (no /usr/bin/time: peak RSS not measured)'}.`,
   '',
   cells(['Measure', 'Result', 'Ratio', 'Target']),
   cells(['---', '---', '---', '---']),
