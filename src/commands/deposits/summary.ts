@@ -84,16 +84,16 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
   if (chart.png) await checkWritable(chart.png)
 
   const api = await ctx.api()
-  const {walkDeposits} = await import('../../api/paging.js')
+  const {walkPages} = await import('../../api/paging.js')
   const {leanHeapForLongWalk} = await import('../../output/stream.js')
   await leanHeapForLongWalk()
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
   let snapshot: string | undefined
-  for await (const page of walkDeposits(api, query, {concurrency: options.concurrency})) {
+  // Each page is added up as soon as it arrives and dropped: only the totals are kept, and a page
+  // waiting its turn holds nothing. Sums do not depend on the order; a walk that fails shows none.
+  for await (const page of walkPages(api, query, {concurrency: options.concurrency, prepare: (records) => aggregator.addAll(records)})) {
     snapshot ??= page.snapshot
-    // Each page is added up and dropped: only the totals are kept.
-    aggregator.addAll(page.data)
     if (progress) ctx.io.stderr.write(`\r\u001B[2KSumming page ${page.currentPage} of ${page.totalPages} (${aggregator.count} deposits)`)
   }
   if (progress) ctx.io.stderr.write('\n')
