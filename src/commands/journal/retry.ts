@@ -266,7 +266,9 @@ Without --profile (or GATEWAY_PROFILE) it covers every profile's entries; with e
 
 Entries recorded not-sent (the request provably never left this machine) and failed ones (refused) are not replayed.
 
-It may move money, so it asks first in a terminal; without one, pass --yes. Exits 0 when every entry is settled, 5 when the gateway refused some, 3 when some were left for another gateway (or the login failed), and 6 or 7 when some are still pending.`
+What is replayed is the recorded body: the amount and destination shown are read from it, and it passes the offline checks of the command that wrote it (its limits, the PIX key's rules) first. An entry whose body fails them is not sent; it stays pending and is named (exit 2, after the others are settled).
+
+It may move money, so it asks first in a terminal; without one, pass --yes. Exits 0 when every entry is settled, 5 when the gateway refused some, 2 when some recorded bodies fail their checks, 3 when some were left for another gateway (or the login failed, or the config folder cannot be written), and 6 or 7 when some are still pending.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
