@@ -112,7 +112,8 @@ describe('withdraw --batch in a real process', () => {
     expect(result.code).toBe(2)
     expect(result.stdout).toBe('')
     expect(result.stderr).toContain(': 4 withdrawals')
-    expect(result.stderr).toMatch(/^Error: a batch of 4 withdrawals needs a confirmation: give --yes/m)
+    // stderr is a pipe: the line starts with the time.
+    expect(result.stderr).toMatch(/^\S+Z Error: a batch of 4 withdrawals needs a confirmation: give --yes/m)
     expect((await stats(sandbox.baseUrl)).requests).toBe(before)
   })
 })
