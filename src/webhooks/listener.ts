@@ -340,7 +340,7 @@ export class WebhookListener extends EventEmitter {
       await response.body.dump()
     } catch (error) {
       const reason = describeNetworkError(error)
-      const answered = reason === 'timed out' ? 504 : 502
+      const answered = /timed out/.test(reason) ? 504 : 502
       const durationMs = Math.round(performance.now() - started)
       // One delivery, one failure: a sender that gave up meanwhile (its own timeout) is said in the
       // same event, not in a second one for the same notification.
