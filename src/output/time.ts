@@ -36,8 +36,16 @@ function formatter(zone: string | undefined, seconds: boolean): Intl.DateTimeFor
 }
 
 /** Minutes east of UTC of a zone at an instant. */
+/** One offset formatter per zone: building one costs far more than using it. */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>()
+
 export function zoneOffsetMinutes(instant: number, zone?: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {timeZone: zone || undefined, timeZoneName: 'longOffset'}).formatToParts(new Date(instant))
+  let format = offsetFormats.get(zone ?? '')
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {timeZone: zone || undefined, timeZoneName: 'longOffset'})
+    offsetFormats.set(zone ?? '', format)
+  }
+  const parts = format.formatToParts(new Date(instant))
   const name = parts.find((part) => part.type === 'timeZoneName')?.value ?? 'GMT'
   const match = /GMT([+-])(\d{2}):?(\d{2})?/.exec(name)
   if (!match) return 0
