@@ -6,6 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {gunzipSync} from 'node:zlib'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {unstamped} from '../helpers/cli.js'
 
 import {bashCompletes} from '../helpers/completion.js'
 
@@ -83,7 +84,8 @@ describe('the .deb', () => {
       const plain = run(wrapper, args)
       expect(plain.code).toBe(3)
       expect(plain.stderr).toMatch(/not logged in/)
-      expect(run(wrapper, args, {NODE_OPTIONS: '--inspect-brk=0'})).toEqual(plain)
+      const inspected = run(wrapper, args, {NODE_OPTIONS: '--inspect-brk=0'})
+      expect({...inspected, stderr: unstamped(inspected.stderr)}).toEqual({...plain, stderr: unstamped(plain.stderr)})
       // Run bare, Node refuses the option itself (exit 9, the code `tx get --watch` uses for "settled elsewhere").
       expect(run(executable, args, {NODE_OPTIONS: '--inspect-brk=0'}).code).not.toBe(3)
     })

@@ -6,6 +6,8 @@ import {fileURLToPath} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {unstamped} from '../helpers/cli.js'
+
 /**
  * The single executable (`npm run package` makes it; `npm test` does before the tests) and the
  * Debian package, run as an operator would: PATH holding no `node`, HOME a fresh folder. A
@@ -79,7 +81,7 @@ describe('the single executable and the .deb', () => {
       expect(version.stderr).toBe('')
       const refused = run(['tx', 'create', '--amount', '10.00'])
       expect(refused.code).toBe(2)
-      expect(refused.stderr).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
+      expect(unstamped(refused.stderr)).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
       const decoded = run(['pix', 'decode', '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D', '--json'])
       expect(decoded.code, decoded.stderr).toBe(0)
       expect(JSON.parse(decoded.stdout)).toMatchObject({merchantName: 'Fulano de Tal'})

@@ -6,6 +6,8 @@ import {fileURLToPath} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {unstamped} from '../helpers/cli.js'
+
 /**
  * What start-up loads, seen from a real process: a preload records the Node built-ins loaded,
  * whether process.stdin was made, and whether zod was evaluated (it sets a global of its own).
@@ -56,7 +58,7 @@ describe('start-up loads only what the command reaches', () => {
   it('a bad flag of tx create is refused before zod, the contracts, crypto or stdin are loaded', () => {
     const {code, stderr, report} = run(['tx', 'create', '--amount', '10.00'])
     expect(code).toBe(2)
-    expect(stderr).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
+    expect(unstamped(stderr)).toBe('Error: --amount takes integer cents, not a decimal: 10.00 is --amount 1000\n')
     expect(report.builtins.filter((name) => NEVER_AT_START.includes(name))).toEqual([])
     expect(report.stdin).toBe(false)
     expect(report.zod).toBe(false)
@@ -65,7 +67,7 @@ describe('start-up loads only what the command reaches', () => {
   it('a bad flag of withdraw likewise', () => {
     const {code, stderr, report} = run(['withdraw', '--amount', '10.5', '--pix-key', 'maria@example.com', '--yes'])
     expect(code).toBe(2)
-    expect(stderr).toMatch(/^Error: --amount takes integer cents/)
+    expect(unstamped(stderr)).toMatch(/^Error: --amount takes integer cents/)
     expect(report.builtins).not.toContain('crypto')
     expect(report.zod).toBe(false)
   })

@@ -104,3 +104,11 @@ export function runInTerminal(
     child.stdin.end(JSON.stringify(spec))
   })
 }
+
+/** The time a process writes before each of its error lines when stderr is no terminal. */
+export const ERROR_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /gm
+
+/** A process's stderr with each error line's time taken off, for comparing what it says. */
+export function unstamped(text: string): string {
+  return text.replace(ERROR_STAMP, '')
+}

@@ -161,6 +161,8 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   // webhooks listen and resend
   'forward-to': fc.oneof(fc.constantFrom('ftp://127.0.0.1:9/', 'example.com', 'http://', '//127.0.0.1'), junk),
   'forward-timeout': malformedDuration,
+  // webhooks listen: a tunnel's host name alone, no scheme, port, path or spaces
+  'public-host': fc.oneof(fc.constantFrom('', ' ', 'https://abc.ngrok.app', 'abc.ngrok.app:443', 'abc.ngrok.app/hooks', 'a b.example', '-abc.example', 'abc..example'), control),
   'reference-id': fc.constant(''),
   tag: fc.constant(''),
   'override-url': wrongUrl.filter((url) => url !== 'https://localhost'),

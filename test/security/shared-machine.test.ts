@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
-import {BIN, runCli, type CliResult} from '../helpers/cli.js'
+import {BIN, runCli, unstamped, type CliResult} from '../helpers/cli.js'
 import {logIn} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
@@ -208,7 +208,7 @@ describe.runIf(setpriv)('containers and homes that cannot be written', () => {
     const before = (await stats(sandbox.baseUrl)).requests
     const withdraw = await runAs(STRANGER, ['withdraw', '--amount', '500', '--pix-key', 'maria@example.com', '--yes'], env)
     expect(withdraw.code, withdraw.stderr).toBe(3)
-    const line = withdraw.stderr.split('\n').find((text) => text.startsWith('Error: '))
+    const line = unstamped(withdraw.stderr).split('\n').find((text) => text.startsWith('Error: '))
     expect(line).toMatch(/^Error: withdraw needs a writable config folder for its journal, and /)
     expect(line).toMatch(message)
     const retry = await runAs(STRANGER, ['journal', 'retry', '--yes'], env)
