@@ -112,6 +112,11 @@ function entrySource(commands, hooks) {
     // The package.json, read here at once, spares oclif its search for the package's root.
     `  const pjson = inMemory?.pjson ?? JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))`,
     `  if (inMemory?.manifest) Object.defineProperty(pjson, ${JSON.stringify(MANIFEST_KEY)}, {value: inMemory.manifest})`,
+    // Global flags before the command (gateway --profile prod tx get ID) go after it, where oclif reads them.
+    `  if (/^--[a-z]/.test(argv[0] ?? '') && !/^--(version|help)$/.test(argv[0])) {`,
+    `    const manifest = inMemory?.manifest ?? JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))`,
+    `    argv = require(${JSON.stringify(join(root, 'src', 'cli', 'argv.ts'))}).commandFirst(argv, manifest)`,
+    `  }`,
     `  return runOclif(argv, {root, pjson})`,
     `}`,
     // bin/run.js words a mistyped command itself.

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCli, tempConfigDir, unstamped} from '../helpers/cli.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 /**
@@ -22,6 +22,28 @@ describe('the built CLI as a process', () => {
   afterAll(async () => {
     await sandbox.close()
     config.remove()
+  })
+
+  it('takes global flags before the command, as completion offers them: gateway --profile NAME tx get ID', async () => {
+    const id = '00000000-0000-4000-8000-000000000000'
+    // The default profile is logged in: the lookup reaches the gateway and finds nothing (4).
+    const before = await runCli(['--json', 'tx', 'get', id], {env})
+    expect(before.code).toBe(4)
+    expect(JSON.parse(before.stdout).error).toMatchObject({code: 'NOT_FOUND'})
+    // Another profile, named before the command, is the one used: it has no login (3), and its name is said.
+    const other = await runCli(['--profile', 'prod', 'tx', 'get', id], {env})
+    expect(other.code).toBe(3)
+    expect(unstamped(other.stderr)).toMatch(/^Error: not logged in: no client credentials are stored for profile "prod"/)
+    const inline = await runCli(['--profile=prod', '--timeout', '5s', 'deposits', 'list'], {env})
+    expect(inline.code).toBe(3)
+    expect(inline.stderr).toMatch(/profile "prod"/)
+    // A flag that is not global, or no command at all, is a usage error in one line.
+    const notGlobal = await runCli(['--amount', '100', 'tx', 'create'], {env})
+    expect(notGlobal.code).toBe(2)
+    expect(unstamped(notGlobal.stderr)).toBe('Error: --amount is not a flag every command takes: give the command first (gateway COMMAND --amount …; gateway --help lists the commands)\n')
+    const none = await runCli(['--profile', 'prod'], {env})
+    expect(none.code).toBe(2)
+    expect(unstamped(none.stderr)).toBe('Error: no command given (gateway --help lists them)\n')
   })
 
   it.each([
