@@ -6,8 +6,21 @@
 // CommonJS (bin/package.json), so that Node need not start its ES module loader.
 'use strict'
 const {readFileSync, writeFileSync} = require('node:fs')
-const {createRequire, Module} = require('node:module')
 const {dirname, join} = require('node:path')
+
+const root = join(__dirname, '..')
+const argv = process.argv.slice(2)
+
+// `gateway --version` (or -v) alone is answered with the line oclif prints for it, without reading
+// or evaluating the bundle: nothing else on the command line is read here. test/e2e/startup.test.ts
+// holds this line to oclif's own.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const {name, version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  process.stdout.write(`${require('./version-line.cjs')(name, version)}\n`)
+  return
+}
+
+const {createRequire, Module} = require('node:module')
 const {pathToFileURL} = require('node:url')
 const {setFlagsFromString} = require('node:v8')
 const {Script} = require('node:vm')
@@ -18,7 +31,6 @@ const {Script} = require('node:vm')
 // compiling: the code cache is bound to the flags.
 setFlagsFromString('--wasm-tiering-budget=50000000')
 
-const root = join(__dirname, '..')
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
 const cacheFile = `${bundle}.cache`
 // The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
@@ -48,7 +60,6 @@ bundleRequire.cache[bundle] = cli
 if (process.env.GATEWAY_CODE_CACHE_WRITE && key) process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), script.createCachedData()])))
 
 const {commandNotFound, flush, handle, run} = cli.exports
-const argv = process.argv.slice(2)
 run(root, argv)
   .then(() => flush())
   .catch(async (error) => {

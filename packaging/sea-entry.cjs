@@ -20,6 +20,18 @@ const {Script} = require('node:vm')
 setFlagsFromString('--wasm-tiering-budget=50000000')
 
 const asset = (name) => Buffer.from(getRawAsset(name))
+const argv = process.argv.slice(2)
+
+// `gateway --version` (or -v) alone: oclif's line for it (as bin/version-line.cjs words it, which
+// this single file cannot require), without evaluating the bundle. test/e2e/executable.test.ts
+// holds it to oclif's own.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const {name, version} = JSON.parse(asset('package.json').toString('utf8'))
+  const {arch, release} = require('node:os')
+  const platform = process.platform === 'linux' && release().toLowerCase().includes('microsoft') ? 'wsl' : process.platform
+  process.stdout.write(`${name}/${version} ${platform}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}\n`)
+  return
+}
 const root = process.execPath
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
 // The build makes the bundle ASCII (see bin/run.js).
@@ -48,7 +60,6 @@ cli.loaded = true
 const pjson = JSON.parse(asset('package.json').toString('utf8'))
 const manifest = JSON.parse(asset('oclif.manifest.json').toString('utf8'))
 const {commandNotFound, flush, handle, run} = cli.exports
-const argv = process.argv.slice(2)
 run(root, argv, {pjson, manifest})
   .then(() => flush())
   .catch(async (error) => {

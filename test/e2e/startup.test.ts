@@ -47,6 +47,27 @@ describe('start-up loads only what the command reaches', () => {
   }
   const NEVER_AT_START = ['readline', 'perf_hooks', 'crypto', 'http', 'http2', 'child_process']
 
+  it('--version and -v alone print oclif\'s own line without evaluating the bundle', () => {
+    // oclif's answer, from the bundle's own runner.
+    const bundle = fileURLToPath(new URL('../../dist/bundle/gateway.cjs', import.meta.url))
+    const root = fileURLToPath(new URL('../..', import.meta.url))
+    const oclif = (flag: string) =>
+      spawnSync(process.execPath, ['-e', `const b = require(${JSON.stringify(bundle)}); b.run(${JSON.stringify(root)}, [${JSON.stringify(flag)}]).then(() => b.flush())`], {encoding: 'utf8'})
+    for (const flag of ['--version', '-v']) {
+      const expected = oclif(flag)
+      expect(expected.status).toBe(0)
+      expect(expected.stdout).toMatch(/^gateway-cli\/\d+\.\d+\.\d+ \S+-\S+ node-v\d+/)
+      const fast = spawnSync(process.execPath, ['--require', join(work, 'preload.cjs'), BIN, flag], {encoding: 'utf8', env: {...process.env, STARTUP_REPORT: join(work, 'version.json')}})
+      expect({code: fast.status, stdout: fast.stdout, stderr: fast.stderr}).toEqual({code: expected.status, stdout: expected.stdout, stderr: expected.stderr})
+      // The bundle was not evaluated: oclif's own modules never loaded Node's module for its terminal checks.
+      const loaded = (JSON.parse(readFileSync(join(work, 'version.json'), 'utf8')) as Report).builtins
+      expect(loaded).not.toContain('vm')
+    }
+    // With anything else on the line, oclif reads it as ever.
+    const other = spawnSync(process.execPath, [BIN, '--version', '--json'], {encoding: 'utf8'})
+    expect(other.stdout).toBe(oclif('--version').stdout)
+  })
+
   it('--version: no readline, perf_hooks, crypto or http, no stdin, no zod', () => {
     const {code, report} = run(['--version'])
     expect(code).toBe(0)
