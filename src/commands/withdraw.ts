@@ -11,6 +11,7 @@ import {WITHDRAW_FIELDS} from '../input/withdraw.js'
 import {WITHDRAW_RECORD_FIELDS} from '../output/fields.js'
 import {OUTPUT_FORMATS, type OutputFormat} from '../output/printer.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
+import {unsettled} from '../send/unsettled.js'
 
 export const WITHDRAW_OUTPUTS = ['table', 'json'] as const
 
@@ -89,7 +90,11 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
     around: (work) => withSpinner(ctx.io, 'Sending the withdrawal', work),
   })
   const {record: created, replayed} = await sending.catch(async (error: unknown) => {
-    throw await unsettled(error, body.idempotencyKey, ctx)
+    throw await unsettled(error, body.idempotencyKey, ctx, (key, bin) =>
+      `The withdrawal may or may not have been made: it is pending in the journal. Settle it with \`${bin} journal retry\` ` +
+      `(or send it again with --idempotency-key ${key} and the same fields: the gateway answers the payout it made, and pays nothing twice); ` +
+      `once you have checked it with the gateway, \`${bin} journal resolve ${key} --as done|failed\` closes it.`,
+    )
   })
   const result: WithdrawResult = {...created, idempotencyKey: body.idempotencyKey, replayed}
   if (replayed) {
@@ -100,35 +105,6 @@ export async function withdraw(options: WithdrawOptions, ctx: CommandContext): P
   const {withdrawalLines} = await import('../render/withdrawal.js')
   for (const line of withdrawalLines(created, {pixKey: maskKey(body.pixKey), pixKeyType: body.pixKeyType}, ctx.paint, {replayed})) ctx.out(line)
   return undefined
-}
-
-/**
- * A withdrawal whose outcome is unknown (the connection lost after it was sent, a 5xx or a 429,
- * after the retries): the error says the payout may or may not exist, and how to settle it, with
- * the idempotency key (in --json too).
- */
-async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
-  const {GatewayError} = await import('../api/errors.js')
-  if (!(error instanceof GatewayError) || !error.retryable) return error
-  const {ReportedError} = await import('../cli/errors.js')
-  // Never sent (no token could be had, or no attempt could connect): nothing to be unsure of.
-  if (error.idempotencyKey === undefined || error.notSent) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
-  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
-  const hinted = new Type(error.message, {
-    status: error.status,
-    body: error.body,
-    messages: error.messages,
-    retryable: true,
-    retryAfterMs: error.retryAfterMs,
-    attempts: error.attempts,
-    idempotencyKey,
-    cause: error.cause,
-    hint:
-      `The withdrawal may or may not have been made: it is pending in the journal. Settle it with \`${ctx.bin} journal retry\` ` +
-      `(or send it again with --idempotency-key ${idempotencyKey} and the same fields: the gateway answers the payout it made, and pays nothing twice); ` +
-      `once you have checked it with the gateway, \`${ctx.bin} journal resolve ${idempotencyKey} --as done|failed\` closes it.`,
-  })
-  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
 }
 
 /** JSON on stdout: returned for --json's single document, written here for --output json. */

@@ -12,6 +12,7 @@ import {OUTPUT_FORMATS, type OutputFormat} from '../../output/printer.js'
 import {readJsonBody} from '../../input/body.js'
 import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../../input/transaction.js'
 import type {MoneySent} from '../../send/money.js'
+import {unsettled} from '../../send/unsettled.js'
 
 export interface TxCreateOptions {
   /** The flags of TX_CREATE_FIELDS, as parsed. */
@@ -55,7 +56,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
       around: (work) => withSpinner(ctx.io, 'Creating the charge', work),
     })
   } catch (error) {
-    throw await unsettled(error, idempotencyKey, ctx)
+    throw await unsettled(error, idempotencyKey, ctx, (key, bin) => `The charge may or may not exist. Retry it safely with --idempotency-key ${key} and the same fields, or run \`${bin} journal retry\`.`)
   }
   const created = {...sent.record, ...(sent.status === undefined ? {} : {status: sent.status})}
   if (sent.replayed) {
@@ -84,31 +85,6 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   }
   for (const line of createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ)) ctx.out(line)
   return result
-}
-
-/**
- * A create whose outcome is unknown (rate limited, a 5xx, a lost connection, after the retries):
- * the error goes out with the idempotency key to reuse, in --json too.
- */
-async function unsettled(error: unknown, idempotencyKey: string, ctx: CommandContext): Promise<unknown> {
-  const {GatewayError} = await import('../../api/errors.js')
-  if (!(error instanceof GatewayError) || !error.retryable) return error
-  const {ReportedError} = await import('../../cli/errors.js')
-  // The create itself was never sent (the token could not be had, or no attempt could connect): nothing to be unsure of.
-  if (error.idempotencyKey === undefined || error.notSent) return new ReportedError(error, {lines: [], json: {idempotencyKey}})
-  const Type = error.constructor as new (message: string, options: Record<string, unknown>) => Error
-  const hinted = new Type(error.message, {
-    status: error.status,
-    body: error.body,
-    messages: error.messages,
-    retryable: true,
-    retryAfterMs: error.retryAfterMs,
-    attempts: error.attempts,
-    idempotencyKey,
-    cause: error.cause,
-    hint: `The charge may or may not exist. Retry it safely with --idempotency-key ${idempotencyKey} and the same fields, or run \`${ctx.bin} journal retry\`.`,
-  })
-  return new ReportedError(hinted, {lines: [], json: {idempotencyKey}})
 }
 
 /**
