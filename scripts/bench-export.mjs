@@ -11,77 +11,23 @@
 //
 // Run alone it prints its own table (Markdown) on stdout; scripts/bench.mjs calls `exportSection`.
 // Usage: node scripts/bench-export.mjs [--sizes 10000,100000] [--export-runs 3] [--latency 50]
-import {spawn} from 'node:child_process'
-import {createReadStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {createReadStream, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
+import {baseEnv, bin, measure, median, startSandbox, timeBin} from './bench-tools.mjs'
+
 const PER_PAGE = 100
-const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
-const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
-/** Every process measured runs without the certificate variable, the CLI's variables and NODE_OPTIONS. */
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS' && key !== 'NODE_EXTRA_CA_CERTS'),
-)
 const CLIENT = {GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret'}
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const seconds = (value) => `${(value / 1000).toFixed(2)} s`
 const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RSS n/a')
 const ratio = (value) => `${value.toFixed(2)}x`
 const count = (value) => value.toLocaleString('en-US')
 const met = (ok) => (ok ? 'met' : 'NOT met')
-
-/** Runs a command to completion: its wall time in ms and, with /usr/bin/time, its peak RSS in MiB. */
-async function measure(argv, {env, stdoutFile, work}) {
-  const rssFile = join(work, 'rss')
-  const command = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...argv] : argv
-  const out = await open(stdoutFile, 'w')
-  try {
-    return await new Promise((resolve, reject) => {
-      const started = performance.now()
-      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out.fd, 'pipe']})
-      let stderr = ''
-      child.stderr.on('data', (chunk) => (stderr += chunk))
-      child.on('error', reject)
-      child.on('close', (code) => {
-        const ms = performance.now() - started
-        if (code !== 0) return reject(new Error(`${argv.slice(1).join(' ')} exited ${code}: ${stderr.trim().slice(0, 400)}`))
-        const kb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number.NaN
-        resolve({ms, rssMiB: kb / 1024})
-      })
-    })
-  } finally {
-    await out.close()
-  }
-}
-
-/** `gateway sandbox start` in a child process, on a free port; answers when it listens. */
-async function startSandbox(flags) {
-  const started = performance.now()
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', ...flags], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
-  let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  const line = await new Promise((resolve, reject) => {
-    const lines = createInterface({input: child.stdout})
-    lines.once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`sandbox start ${flags.join(' ')} exited ${code}: ${stderr.trim()}`)))
-  })
-  return {
-    baseUrl: JSON.parse(line).baseUrl,
-    readyMs: performance.now() - started,
-    async close() {
-      if (child.exitCode !== null) return
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    },
-  }
-}
 
 /** The ids of an export, in order: NDJSON lines, or the first column of a CSV after its header. */
 async function idsOf(file, format) {
@@ -145,7 +91,7 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
           for (let run = 0; run < (delay === 0 ? runs : 1); run += 1) {
             for (const runner of runners) {
               const file = join(work, 'export.out')
-              const result = await measure(runner.argv, {env: runner.env, stdoutFile: file, work})
+              const result = await measure(runner.argv, {env: runner.env, stdoutFile: file})
               const ids = await idsOf(file, runner.format)
               rmSync(file, {force: true})
               if (!expected) {

@@ -5,13 +5,12 @@
 // peak RSS (/usr/bin/time) of each; the target is reconcile within 1.2x the export's time.
 // Usage: node scripts/bench-reconcile.mjs [--reconcile-rows 100000] [--reconcile-runs 3]
 // (also run by `npm run bench`, which passes its arguments on).
-import {spawn} from 'node:child_process'
-import {appendFileSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {appendFileSync, createReadStream, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+
+import {baseEnv, bin, measure, median, startSandbox, timeBin} from './bench-tools.mjs'
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -23,37 +22,9 @@ const TARGET = 1.2
 /** Of every 20 seeded codes, the sandbox makes 22 deposits (see `sandbox start --seed-reconcile`). */
 const SEEDED = Math.round((ROWS * 20) / 22)
 
-const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'gateway-bench-reconcile-'))
-const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
-// Measured as an operator runs it: no test or proxy settings, and no extra CA file to read at start.
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS' && key !== 'NODE_EXTRA_CA_CERTS'))
 const progress = (text) => process.stderr.write(`${text}\n`)
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const count = (n) => n.toLocaleString('en-US')
-
-/** Runs a command to completion, stdout to a file: wall ms, peak RSS in MiB, exit code. */
-async function measure(argv, env, stdoutFile) {
-  const rssFile = join(work, 'rss')
-  const command = timeBin ? [timeBin, '-f', '%U %S %M', '-o', rssFile, ...argv] : argv
-  const out = await open(stdoutFile, 'w')
-  try {
-    return await new Promise((resolve, reject) => {
-      const started = performance.now()
-      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out.fd, 'pipe']})
-      let stderr = ''
-      child.stderr.on('data', (chunk) => (stderr += chunk))
-      child.on('error', reject)
-      child.on('close', (code) => {
-        const ms = performance.now() - started
-        const [user, system, kb] = timeBin ? readFileSync(rssFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number) : [Number.NaN, Number.NaN, Number.NaN]
-        resolve({ms, rssMiB: kb / 1024, cpuMs: (user + system) * 1000, code, stderr})
-      })
-    })
-  } finally {
-    await out.close()
-  }
-}
 
 async function lines(file) {
   let total = 0
@@ -69,19 +40,15 @@ async function lines(file) {
 
 progress(`reconcile: seeding ${count(SEEDED)} expected charges and their deposits`)
 const expectedFile = join(work, 'expected.csv')
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--seed-reconcile', String(SEEDED), '--expected-file', expectedFile], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
+const sandbox = await startSandbox(['--seed-reconcile', String(SEEDED), '--expected-file', expectedFile])
 let failures = 0
 const rows = []
 try {
-  const ready = await new Promise((resolve, reject) => {
-    createInterface({input: sandbox.stdout}).once('line', (line) => resolve(JSON.parse(line)))
-    sandbox.once('exit', (code) => reject(new Error(`sandbox start exited ${code}`)))
-  })
   // Rows no deposit matches, up to ROWS: the file is ROWS long.
   let padding = ''
   for (let index = SEEDED + 1; index <= ROWS; index += 1) padding += `REC-PAD-${String(index).padStart(7, '0')},1000,\n`
   appendFileSync(expectedFile, padding)
-  const env = {...baseEnv, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret', GATEWAY_BASE_URL: ready.baseUrl}
+  const env = {...baseEnv, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret', GATEWAY_BASE_URL: sandbox.baseUrl}
   const runners = [
     {label: '`deposits list --all --output ndjson`', argv: [process.execPath, bin, 'deposits', 'list', '--all', '--output', 'ndjson'], exit: 0, times: [], rss: [], cpu: []},
     {label: `\`deposits reconcile --output ndjson\`, ${count(ROWS)} rows`, argv: [process.execPath, bin, 'deposits', 'reconcile', '--expected', expectedFile, '--output', 'ndjson'], exit: 10, times: [], rss: [], cpu: []},
@@ -91,7 +58,7 @@ try {
   // Untimed, once: the sandbox makes each seeded deposit's BR Code when it is first read, a cost
   // that would otherwise fall on whichever command runs first.
   progress('reconcile: warm-up export (untimed)')
-  await measure(runners[0].argv, {...env, GATEWAY_CONFIG_DIR: join(work, 'config-warm')}, join(work, 'warm.ndjson'))
+  await measure(runners[0].argv, {env: {...env, GATEWAY_CONFIG_DIR: join(work, 'config-warm')}, exitCode: null, stdoutFile: join(work, 'warm.ndjson')})
   rmSync(join(work, 'warm.ndjson'), {force: true})
   for (let run = 0; run < RUNS; run += 1) {
     // In turns, the order swapped each run, so neither always meets the machine in the same state.
@@ -100,7 +67,7 @@ try {
       const runner = runners[index]
       progress(`reconcile: run ${run + 1} of ${RUNS}, ${runner.label}`)
       const file = join(work, 'out.ndjson')
-      const measured = await measure(runner.argv, {...env, GATEWAY_CONFIG_DIR: join(work, `config-${index}`)}, file)
+      const measured = await measure(runner.argv, {env: {...env, GATEWAY_CONFIG_DIR: join(work, `config-${index}`)}, exitCode: null, stdoutFile: file})
       if (measured.code !== runner.exit) {
         runner.problem = `exited ${measured.code}, not ${runner.exit}: ${measured.stderr.trim().slice(0, 300)}`
       } else if (run === 0) {
@@ -141,7 +108,7 @@ try {
     ].join('\n'),
   )
 } finally {
-  sandbox.kill('SIGTERM')
+  await sandbox.close()
   rmSync(work, {recursive: true, force: true})
 }
 if (failures > 0) {

@@ -20,14 +20,15 @@
 // Every process measured runs with NODE_EXTRA_CA_CERTS unset, and the output says so.
 // Usage: npm run bench [-- --only startup] [--runs 21] [--sizes 10000,100000] [--export-runs 3] [--latency 50] [--cron 100] [--duration 5]
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
+
+import {baseEnv, bin, measure, median, startSandbox, timeBin} from './bench-tools.mjs'
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)
@@ -41,16 +42,13 @@ const DURATION = Number(option('duration', 5))
 const EXPORT_RUNS = Number(option('export-runs', 3))
 const PER_PAGE = 100
 
-const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const root = fileURLToPath(new URL('..', import.meta.url))
 const executable = join(root, 'dist', 'package', 'gateway')
 const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
-const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined
-// Every process the bench starts runs without NODE_EXTRA_CA_CERTS: Node reads that file before any
-// JavaScript runs (50 to 70 ms a process where it is set), which no operator's machine pays and
-// which would hide the CLI's own start-up in the floor it is measured against.
-const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('GATEWAY_') && key !== 'NODE_OPTIONS' && key !== 'NODE_EXTRA_CA_CERTS'))
+// Every process the bench starts runs without NODE_EXTRA_CA_CERTS (baseEnv, scripts/bench-tools.mjs):
+// Node reads that file before any JavaScript runs (50 to 70 ms a process where it is set), which no
+// operator's machine pays and which would hide the CLI's own start-up in the floor it is measured against.
 const CA_NOTE = process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS is set here and unset for every process measured' : ''
 // --only startup: the start-up goals alone.
 const ONLY_STARTUP = option('only', '') === 'startup'
@@ -68,33 +66,6 @@ let missed = 0
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/**
- * Runs a command to completion: its wall time in ms and, with /usr/bin/time, its peak RSS in MiB.
- * stdout goes to `stdoutFile` when given, else nowhere.
- */
-async function measure(argv, {env = baseEnv, exitCode = 0, stdoutFile} = {}) {
-  const rssFile = join(work, 'rss')
-  const command = timeBin ? [timeBin, '-f', '%M', '-o', rssFile, ...argv] : argv
-  const out = stdoutFile ? await open(stdoutFile, 'w') : undefined
-  try {
-    return await new Promise((resolve, reject) => {
-      const started = performance.now()
-      const child = spawn(command[0], command.slice(1), {env, stdio: ['ignore', out ? out.fd : 'ignore', 'pipe']})
-      let stderr = ''
-      child.stderr.on('data', (chunk) => (stderr += chunk))
-      child.on('error', reject)
-      child.on('close', (code) => {
-        const ms = performance.now() - started
-        if (code !== exitCode) return reject(new Error(`${argv.slice(1).join(' ')} exited ${code}, not ${exitCode}: ${stderr.trim().slice(0, 400)}`))
-        const kb = timeBin ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : Number.NaN
-        resolve({ms, rssMiB: kb / 1024})
-      })
-    })
-  } finally {
-    await out?.close()
-  }
-}
-
 /** Runs the CLI and answers its stdout. */
 function gateway(args, env) {
   const result = spawnSync(process.execPath, [bin, ...args], {env, encoding: 'utf8'})
@@ -107,31 +78,6 @@ const helpCache = new Map()
 function hasFlag(command, flag) {
   if (!helpCache.has(command)) helpCache.set(command, gateway([...command.split(' '), '--help'], baseEnv))
   return helpCache.get(command).includes(`--${flag}`)
-}
-
-/** `gateway sandbox start` in a child process, on a free port; answers when it listens. */
-async function startSandbox(flags = []) {
-  const started = performance.now()
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', ...flags], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})
-  let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  const line = await new Promise((resolve, reject) => {
-    const lines = createInterface({input: child.stdout})
-    lines.once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`sandbox start ${flags.join(' ')} exited ${code}: ${stderr.trim()}`)))
-  })
-  const readyMs = performance.now() - started
-  const {baseUrl} = JSON.parse(line)
-  return {
-    baseUrl,
-    readyMs,
-    async close() {
-      if (child.exitCode !== null) return
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    },
-  }
 }
 
 async function tokenFor(baseUrl) {
@@ -148,7 +94,6 @@ async function tokenFor(baseUrl) {
 const seedTimes = new Map()
 
 const stats = async (baseUrl) => (await fetch(`${baseUrl}/_sandbox/stats`)).json()
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const ms = (value) => `${value.toFixed(0)} ms`
 const seconds = (value) => `${(value / 1000).toFixed(2)} s`
 const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RSS n/a')
