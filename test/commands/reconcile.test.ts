@@ -9,6 +9,7 @@ import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 import {expectedCsv, insertDeposit, type DepositSeed} from '../../src/sandbox/domain/seed.js'
 import {loggedInSandbox} from '../helpers/world.js'
 import {mulberry32} from '../../src/sandbox/domain/random.js'
+import type {ReconcileRow} from '../../src/reconcile/match.js'
 
 /**
  * `deposits reconcile` against a sandbox whose deposits are laid out by hand: each class, each
@@ -81,21 +82,8 @@ const DEPOSITS: DepositSeed[] = [
 
 const csvOf = (rows: Row[]) => `external-code,amount,due-date,document\n${rows.map((row) => `${row.code},${row.amount},${row.due ?? ''},${row.document ?? ''}`).join('\n')}\n`
 
-interface DataRow {
-  class: string
-  line: number | null
-  externalCode: string | null
-  expectedAmount: number | null
-  paidAmount: number | null
-  difference: number | null
-  status: string | null
-  depositIds: string[]
-  otherDepositIds: string[]
-  dueDate: string | null
-  overdue: boolean
-  expired: boolean
-  document: string | null
-}
+/** A row of --output json|ndjson|csv: the command's own row type. */
+type DataRow = ReconcileRow
 
 describe('deposits reconcile', () => {
   let sandbox: Sandbox
