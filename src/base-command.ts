@@ -1,13 +1,14 @@
 import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
-import {scrub} from './api/redact.js'
-import {CommandContext, jsonDocument, processContext} from './cli/context.js'
-import {describeError, ExitCode, printable, ReportedError, UsageError} from './cli/errors.js'
+import {CommandContext, processContext} from './cli/context.js'
+import {ExitCode, UsageError} from './cli/errors.js'
+import {commandGlobals, givesFlag, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure, typedFlag} from './cli/outcome.js'
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
-import {terminalText} from './cli/terminal.js'
-import {MAX_TIMER_MS, UUID_PATTERN} from './schemas/enums.js'
+import {MAX_TIMER_MS} from './schemas/enums.js'
+
+export {checkProfileName, pickFields, requireTransactionId} from './cli/outcome.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -24,31 +25,8 @@ export const durationFlag = Flags.custom<number>({
   },
 })
 
-/** Whether the operator typed the flag (`--name VALUE` or `--name=VALUE`), rather than it taking its default or its variable. */
-function typedFlag(argv: readonly string[], name: string): boolean {
-  return argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
-}
-
-/** A profile's name: letters, digits, - and _, and none of the names objects are made of. */
-const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/
-const RESERVED_PROFILES = new Set(['__proto__', 'constructor', 'prototype'])
-
-/** Refuses a profile name that could not be stored safely, naming where it came from. */
-export function checkProfileName(name: string, from: string): string {
-  if (!PROFILE_NAME.test(name) || RESERVED_PROFILES.has(name)) {
-    throw new UsageError(`${from} must be 1 to 64 letters, digits, - or _, and not __proto__, constructor or prototype; got "${printable(name.slice(0, 80))}${name.length > 80 ? '…' : ''}"`)
-  }
-  return name
-}
-
 /** The ID argument of the commands that name one transaction. */
 export const transactionIdArg = Args.string({description: 'Transaction id (a UUID).', required: true})
-
-/** Refuses an id that is not a UUID before anything is sent (the gateway would answer 422); sends it in lower case (ids are case-insensitive). */
-export function requireTransactionId(id: string): string {
-  if (!UUID_PATTERN.test(id)) throw new UsageError(`ID must be a UUID, e.g. 3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11; got "${id}"`)
-  return id.toLowerCase()
-}
 
 /** --json, saying what the one document on stdout holds for this command. */
 export function jsonFlag(holds: string) {
@@ -75,34 +53,6 @@ export function fieldsFlag(record: string, names: readonly string[]) {
       return [...new Set(picked)].join(',')
     },
   })()
-}
-
-/**
- * The chosen fields of a record, in the order given; a field it lacks is null, so every line of a
- * log has the same keys. `a.b` picks b inside a, and stays nested: {"a": {"b": ...}}.
- */
-export function pickFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
-  const picked: Record<string, unknown> = {}
-  for (const path of fields) {
-    const names = path.split('.')
-    let value: unknown = record
-    for (const name of names) {
-      value = value && typeof value === 'object' && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : null
-    }
-    let target = picked
-    for (const name of names.slice(0, -1)) {
-      if (!target[name] || typeof target[name] !== 'object') target[name] = {}
-      target = target[name] as Record<string, unknown>
-    }
-    target[names.at(-1)!] = value ?? null
-  }
-  return picked
-}
-
-/** Whether argv gives the flag (`--name`, `--name=VALUE`) before any `--`. */
-function givesFlag(argv: readonly string[], name: string): boolean {
-  const end = argv.indexOf('--')
-  return (end === -1 ? argv : argv.slice(0, end)).some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))
 }
 
 /** The global flags every command takes. */
@@ -148,14 +98,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public override async init(): Promise<void> {
     await super.init()
     const given = contextStorage.getStore()
-    if (!given) {
-      // The reader of stdout went away (`| head`): there is no one left to write for. Stop quietly,
-      // as Unix tools do, instead of failing with EPIPE.
-      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(ExitCode.Ok)
-        throw error
-      })
-    }
+    // Run as its own process: a closed stdout ends the run quietly.
+    if (!given) quietOnClosedStdout()
     this.ctx = given ?? (await processContext(this.config.bin))
     const flagInput = {...(super.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
     let parsed: Awaited<ReturnType<typeof this.parse>>
@@ -182,17 +126,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {args, flags} = parsed
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
-    const global = flags as {profile?: string; 'base-url'?: string; timeout?: number; debug?: boolean; retries?: number}
-    const profileTyped = typedFlag(this.argv, 'profile')
-    this.ctx.globals = {
-      profile: checkProfileName(global.profile ?? 'default', profileTyped || !this.ctx.env.GATEWAY_PROFILE ? '--profile' : 'GATEWAY_PROFILE'),
-      profileChosen: profileTyped || Boolean(this.ctx.env.GATEWAY_PROFILE),
-      baseUrl: global['base-url'],
-      timeoutMs: global.timeout ?? 30_000,
-      retries: global.retries ?? 3,
-      debug: global.debug ?? false,
-      json: this.jsonEnabled(),
-    }
+    this.ctx.globals = commandGlobals(flags as GlobalFlags, this.argv, this.ctx.env, this.jsonEnabled())
   }
 
   /** --json, or --fields (which picks from the same document) where the command has it. */
@@ -201,8 +135,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   public override logJson(json: unknown): void {
-    const fields = (this.flags as {fields?: string} | undefined)?.fields
-    this.ctx.json(fields ? pickFields(json, fields.split(',')) : json)
+    printResult(this.ctx, json, (this.flags as {fields?: string} | undefined)?.fields)
   }
 
   protected override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
@@ -214,32 +147,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // A command whose flags were refused did try to parse them: spare the user oclif's warning
     // that it "did not parse its arguments".
     this.parsed = true
-    const {exitCode, payload, message, hint} = describeError(error)
-    const report = error instanceof ReportedError ? error.report : undefined
-    const secrets = await ctx.secrets()
-    // oclif exits 1 on any error under --json; the exit code is set here, once, for both modes.
-    this.setExitCode(ctx, exitCode)
-    if (exitCode === ExitCode.Interrupted || exitCode === ExitCode.Terminated) return
-    if (this.jsonEnabled()) {
-      const document = {...report?.json, error: payload}
-      // A stream under way on stdout: the document goes to stderr, and is all that goes there.
-      if (ctx.streaming) {
-        ctx.io.stderr.write(scrub(jsonDocument(document, ctx.io.stderrTTY), secrets))
-        return
-      }
-      ctx.io.stdout.write(scrub(jsonDocument(document, ctx.io.stdoutTTY), secrets))
-    } else {
-      for (const line of report?.lines ?? []) ctx.out(line)
-    }
-    // One line per problem, each naming what is wrong; under --json too, so a log of stderr holds
-    // every failure while stdout holds the document. Without a terminal each line says when (and
-    // gets no colour, even when stdout is a terminal). The message was escaped (describeError); the
-    // painter's mark on "Error:" becomes colour here.
-    const label = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} Error:` : ctx.paint('red', 'Error:')
-    const lines = message.split('\n').map((line) => `${label} ${line}\n`)
-    ctx.io.stderr.write(terminalText(scrub(lines.join(''), secrets), {lines: true, color: ctx.io.color}))
-    if (hint) ctx.io.stderr.write(terminalText(scrub(`${hint}\n`, secrets), {lines: true, color: ctx.io.color}))
-    if (exitCode === ExitCode.Unexpected && ctx.globals.debug && error.stack) ctx.io.stderr.write(`${error.stack}\n`)
+    await reportFailure(ctx, error, this.jsonEnabled(), (code) => this.setExitCode(ctx, code))
   }
 
   private setExitCode(ctx: CommandContext, code: number): void {

@@ -1,5 +1,3 @@
-import {Flags, type Interfaces} from '@oclif/core'
-
 import {UsageError} from '../cli/errors.js'
 import {closest} from '../cli/parse-errors.js'
 import type {Issue} from '../schemas/rules.js'
@@ -31,18 +29,6 @@ export interface FieldFlag {
 }
 
 export type FlagTable = readonly FieldFlag[]
-
-/** The oclif flag definitions of a table. */
-export function flagsOf(table: FlagTable): Interfaces.FlagInput {
-  const flags: Interfaces.FlagInput = {}
-  for (const field of table) {
-    const common = {description: field.description, helpGroup: field.helpGroup}
-    if (field.sets !== undefined) flags[field.flag] = Flags.boolean(common)
-    else if (field.multiple) flags[field.flag] = Flags.string({...common, helpValue: field.helpValue, multiple: true})
-    else flags[field.flag] = Flags.string({...common, helpValue: field.helpValue, options: field.options as string[] | undefined})
-  }
-  return flags
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value)

@@ -9,7 +9,8 @@ import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {InterruptedError, UsageError} from '../../cli/errors.js'
 import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
-import {flagsOf, refuse} from '../../input/fields.js'
+import {flagsOf} from '../../input/flag-definitions.js'
+import {refuse} from '../../input/fields.js'
 import {OUTPUT_FORMATS, outputFormat, type OutputFormat} from '../../output/printer.js'
 
 export interface DepositsListOptions {

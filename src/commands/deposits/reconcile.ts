@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, jsonFlag} from '../../base-command.js'
-import {flagsOf} from '../../input/fields.js'
+import {flagsOf} from '../../input/flag-definitions.js'
 import {depositsReconcile, MAX_EXPECTED_ROWS, reconcileFilterFields, type ReconcileDocument} from '../../reconcile/run.js'
 
 export default class DepositsReconcile extends BaseCommand<typeof DepositsReconcile> {

@@ -1,145 +1,15 @@
 import {Flags} from '@oclif/core'
 
-import type {CreateTransactionResponse} from '../../api/types.js'
 import {BaseCommand, fieldsFlag, jsonFlag} from '../../base-command.js'
-import type {CommandContext} from '../../cli/context.js'
-import {UsageError} from '../../cli/errors.js'
 import {batchFlags, batchHelp} from '../../batch/flags.js'
 import {TX_CREATE_MAX_TOTAL} from '../../batch/limits.js'
-import {flagsOf} from '../../input/fields.js'
+import {flagsOf} from '../../input/flag-definitions.js'
+import {TX_CREATE_FIELDS} from '../../input/transaction.js'
 import {TX_CREATE_RECORD_FIELDS} from '../../output/fields.js'
-import {OUTPUT_FORMATS, type OutputFormat} from '../../output/printer.js'
-import {readJsonBody} from '../../input/body.js'
-import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../../input/transaction.js'
-import type {MoneySent} from '../../send/money.js'
-import {unsettled} from '../../send/unsettled.js'
+import {OUTPUT_FORMATS} from '../../output/printer.js'
+import {runTxCreate} from '../../tx/create.js'
 
-export interface TxCreateOptions {
-  /** The flags of TX_CREATE_FIELDS, as parsed. */
-  fields: Record<string, unknown>
-  /** --body: a file, or - for stdin. */
-  body?: string
-  qr?: boolean
-  qrPng?: string
-  /** Send even when the journal shows the same charge (by external code) sent under another key. */
-  allowRepeats?: boolean
-}
-
-/** The created charge, its idempotency key, and `replayed` when the gateway answered an earlier request's record. */
-export type TxCreateResult = CreateTransactionResponse & {idempotencyKey: string; replayed?: true}
-
-/** `tx create`: checks every field offline, then creates the charge and shows its QR code. */
-export async function txCreate(options: TxCreateOptions, ctx: CommandContext): Promise<TxCreateResult> {
-  const base = options.body === undefined ? {} : await readJsonBody(options.body, ctx.io)
-  // node:crypto loads only when a key is made.
-  const prepared = await prepareCreate(options.fields, base, async () => (await import('node:crypto')).randomUUID())
-  if (!prepared.value) {
-    const problems = prepared.issues.map((issue) => nameCreateIssue(prepared, issue))
-    throw new UsageError(problems.join('\n'), {messages: problems})
-  }
-  const {generatedKey, value: request} = prepared
-  if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
-  const idempotencyKey = request.idempotencyKey
-  const {sendMoney} = await import('../../send/money.js')
-  const {chargeSend} = await import('../../send/requests.js')
-  const {withSpinner} = await import('../../output/spinner.js')
-  let sent: MoneySent<CreateTransactionResponse>
-  try {
-    sent = await sendMoney(ctx, chargeSend(request, 'tx create'), {
-      allowRepeats: options.allowRepeats,
-      // Shown only when the charge is about to be sent: a refusal before that shows no key.
-      beforeSend: () => {
-        if (generatedKey && !ctx.globals.json) {
-          ctx.note(`Idempotency key: ${idempotencyKey} (to retry this exact charge safely, pass --idempotency-key ${idempotencyKey})`)
-        }
-      },
-      around: (work) => withSpinner(ctx.io, 'Creating the charge', work),
-    })
-  } catch (error) {
-    throw await unsettled(error, idempotencyKey, ctx, (key, bin) => `The charge may or may not exist. Retry it safely with --idempotency-key ${key} and the same fields, or run \`${bin} journal retry\`.`)
-  }
-  const created = {...sent.record, ...(sent.status === undefined ? {} : {status: sent.status})}
-  if (sent.replayed) {
-    ctx.note(`This charge was created earlier with the idempotency key ${idempotencyKey}: the gateway answered with the original record. The status shown is its current one.`)
-  }
-  const result: TxCreateResult = {...created, idempotencyKey, ...(sent.replayed ? {replayed: true} : {})}
-  if (options.qrPng !== undefined) await writePng(options.qrPng, result, ctx)
-  if (ctx.globals.json) return result
-
-  const {createdLines} = await import('../../render/transaction.js')
-  const uri = created.pixResponse?.uri
-  if (uri && (ctx.io.stdoutTTY || options.qr)) {
-    const {qrDrawing} = await import('../../render/qr.js')
-    const qr = await qrDrawing(uri, {colors: ctx.io.color})
-    // A drawing wider than the terminal would wrap and scan as nothing: say why it is left out.
-    if (qr.width > ctx.io.columns) {
-      ctx.note(`The QR code is not drawn: it needs ${qr.width} columns and the terminal has ${ctx.io.columns}. Widen the terminal, or write the image with --qr-png FILE; the copy-and-paste code follows.`)
-    } else {
-      for (const line of qr.lines) ctx.out(line)
-    }
-  }
-  if (uri) {
-    ctx.out(ctx.paint('bold', 'Pix copia e cola:'))
-    ctx.out(uri)
-    ctx.out()
-  }
-  for (const line of createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ)) ctx.out(line)
-  return result
-}
-
-/**
- * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
- * removed again when it did not exist), so a missing folder, a read-only file and a name the file
- * system refuses are all caught while nothing has been charged.
- */
-async function checkWritable(file: string, flag: string): Promise<void> {
-  const {open, rm, stat} = await import('node:fs/promises')
-  const {dirname, resolve} = await import('node:path')
-  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
-  const path = resolve(file)
-  const existing = await stat(path).catch(() => undefined)
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  try {
-    const handle = await open(path, 'a')
-    await handle.close()
-    if (!existing) await rm(path, {force: true})
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? `the folder ${dirname(path)} does not exist or is not writable`
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? existing
-            ? 'the file is read-only'
-            : `the folder ${dirname(path)} does not exist or is not writable`
-          : code === 'ENAMETOOLONG'
-            ? 'the name is too long'
-            : (error as Error).message
-    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
-  }
-}
-
-async function writePng(file: string, created: TxCreateResult, ctx: CommandContext): Promise<void> {
-  const image = created.pixResponse?.qrCodeBase64
-  if (!image) {
-    ctx.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
-    return
-  }
-  const {pngBytes} = await import('../../render/qr.js')
-  const {writeFile} = await import('node:fs/promises')
-  try {
-    await writeFile(file, pngBytes(image), {mode: 0o644})
-  } catch (error) {
-    // The charge exists: say so, with what is needed to find it again, beside the failure.
-    const {ReportedError} = await import('../../cli/errors.js')
-    const {createdLines} = await import('../../render/transaction.js')
-    throw new ReportedError(new Error(`the charge ${created.id} was created, but --qr-png could not write ${file}: ${(error as Error).message}`), {
-      lines: [...createdLines(created, ctx.paint), `  Idempotency key: ${created.idempotencyKey}`],
-      json: {transaction: created},
-    })
-  }
-  if (!ctx.globals.json) ctx.note(`QR code written to ${file}`)
-}
+export {txCreate, type TxCreateOptions, type TxCreateResult} from '../../tx/create.js'
 
 export default class TxCreate extends BaseCommand<typeof TxCreate> {
   static override summary = 'Create a PIX charge and show its QR code.'
@@ -210,18 +80,6 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = this.flags
-    if (picked !== undefined && batch !== undefined) throw new UsageError('--fields picks from one charge\'s record; with --batch, pick columns with --output csv')
-    if (batch !== undefined) {
-      const {runBatch} = await import('../../batch/run.js')
-      const {txCreateBatch} = await import('../../batch/commands.js')
-      return runBatch(
-        txCreateBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats},
-        this.ctx,
-      )
-    }
-    const result = await txCreate({fields, body, qr, qrPng, allowRepeats}, this.ctx)
-    return this.ctx.globals.json ? result : undefined
+    return runTxCreate(this.flags, this.ctx)
   }
 }

@@ -1,117 +1,12 @@
 import {Flags} from '@oclif/core'
 
-import {RateLimitError, UnavailableError} from '../../api/errors.js'
-import type {GatewayApi} from '../../api/gateway.js'
-import type {Deposit, Transaction} from '../../api/types.js'
-import {BaseCommand, durationFlag, fieldsFlag, requireTransactionId, transactionIdArg, jsonFlag} from '../../base-command.js'
-import type {CommandContext} from '../../cli/context.js'
-import {UsageError, WatchSettledError, WatchTimeoutError} from '../../cli/errors.js'
+import type {Transaction} from '../../api/types.js'
+import {BaseCommand, durationFlag, fieldsFlag, transactionIdArg, jsonFlag} from '../../base-command.js'
 import {TRANSACTION_RECORD_FIELDS} from '../../output/fields.js'
-import {canReach, FINAL_STATUSES, TRANSACTION_STATUSES} from '../../schemas/enums.js'
+import {TRANSACTION_STATUSES} from '../../schemas/enums.js'
+import {runTxGet} from '../../tx/get.js'
 
-const REQUEST_TIMEOUT_MS = 30_000
-const WATCH_TIMEOUT_MS = 600_000
-
-export interface TxGetOptions {
-  id: string
-  watch?: boolean
-  /** Between polls, milliseconds. */
-  intervalMs: number
-  until: string
-  /** The wait for one answer, or with --watch for the status. */
-  timeoutMs?: number
-  /** table (the human view, default), json, ndjson or csv. */
-  output?: string
-}
-
-/** `tx get`: one lookup, or a watch until the record reaches a status. */
-export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise<Transaction> {
-  const id = requireTransactionId(options.id)
-  const requestTimeout = options.watch ? REQUEST_TIMEOUT_MS : (options.timeoutMs ?? REQUEST_TIMEOUT_MS)
-  const api = await ctx.api({timeoutMs: requestTimeout})
-  const record = options.watch ? await watch(api, id, options, ctx) : await api.getTransaction(id)
-  const {outputFormat} = await import('../../output/printer.js')
-  const format = outputFormat(ctx, options.output)
-  if (ctx.globals.json && !options.output) return record
-  if (format === 'table') {
-    const {transactionLines} = await import('../../render/transaction.js')
-    for (const line of transactionLines(record, ctx.paint, ctx.env.TZ)) ctx.out(line)
-  } else {
-    const {printList} = await import('../../output/printer.js')
-    const {DEPOSIT_CSV, depositColumns} = await import('../../render/deposits.js')
-    // A transaction has every column of a deposit but its origin, which stays empty.
-    await printList(ctx, format, [{...record, depositOrigin: undefined} as unknown as Deposit], {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV})
-  }
-  return record
-}
-
-/**
- * Polls until the record reaches `until`. Each change is a line on stderr; in a terminal a spinner
- * shows the elapsed time and the current status between them. A passing outage of the gateway does
- * not end the watch: it is told once, and so is its end.
- */
-/** Statuses of a charge not paid yet: its QR code's expiry ends them. */
-const UNPAID = new Set(['PENDING', 'PIX_QRCODE_GENERATED'])
-
-async function watch(api: GatewayApi, id: string, options: TxGetOptions, ctx: CommandContext): Promise<Transaction> {
-  const {until, intervalMs} = options
-  const limit = options.timeoutMs ?? WATCH_TIMEOUT_MS
-  const started = ctx.now()
-  const deadline = started + limit
-  const {formatDuration} = await import('../../input/duration.js')
-  const {statusLine} = await import('../../output/status-line.js')
-  const line = statusLine(ctx.io)
-  let last: string | undefined
-  let record: Transaction | undefined
-  let outage: string | undefined
-  const stamp = () => new Date(ctx.now()).toISOString().slice(11, 19)
-  const show = () => line.set(`Waiting for ${until} · ${last ?? 'unknown'} · ${formatDuration(ctx.now() - started)}`)
-  try {
-    for (;;) {
-      try {
-        record = await api.getTransaction(id, {timeoutMs: Math.max(1000, Math.min(REQUEST_TIMEOUT_MS, deadline - ctx.now()))})
-        if (outage) {
-          line.note(`${stamp()} the gateway answers again (after: ${outage})`)
-          outage = undefined
-        }
-        if (record.status !== last) {
-          line.note(last === undefined ? `${stamp()} ${record.status}` : `${stamp()} ${last} → ${record.status}`)
-          last = record.status
-        }
-        if (record.status === until) return record
-        // An unpaid charge whose QR code has expired can no longer be paid: waiting on is pointless.
-        const expiry = Date.parse(record.pixResponse?.expirationDate ?? '')
-        if (until === 'PAID' && UNPAID.has(record.status) && expiry <= ctx.now()) {
-          throw new WatchSettledError(`transaction ${id} is ${record.status} and its QR code expired at ${record.pixResponse!.expirationDate}: it can no longer be paid`, {body: record})
-        }
-        if (!canReach(record.status, until)) {
-          const final = (FINAL_STATUSES as readonly string[]).includes(record.status)
-          throw new WatchSettledError(
-            final
-              ? `transaction ${id} settled in ${record.status}, not ${until}`
-              : `transaction ${id} is ${record.status}, from which it can no longer become ${until}`,
-            {body: record},
-          )
-        }
-      } catch (error) {
-        // A passing failure of the gateway does not end a watch; anything else does.
-        if (!(error instanceof UnavailableError || error instanceof RateLimitError)) throw error
-        if (!outage) line.note(`Warning: ${error.message}; still watching`)
-        outage = error.message
-      }
-      if (ctx.now() + intervalMs > deadline) {
-        throw new WatchTimeoutError(
-          `timed out after ${formatDuration(limit)} waiting for ${until}; transaction ${id} is ${last ?? 'unknown'}`,
-          {body: record},
-        )
-      }
-      show()
-      await line.wait(intervalMs, ctx.sleep, show)
-    }
-  } finally {
-    line.clear()
-  }
-}
+export {txGet, type TxGetOptions} from '../../tx/get.js'
 
 export default class TxGet extends BaseCommand<typeof TxGet> {
   static override summary = 'Show a transaction, or watch it until it is paid.'
@@ -149,16 +44,6 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
   }
 
   async run(): Promise<Transaction | undefined> {
-    const {flags} = this
-    if (flags.fields !== undefined && flags.output !== undefined && flags.output !== 'json') {
-      throw new UsageError(`--fields picks from the --json document, and does not go with --output ${flags.output}`)
-    }
-    // --fields prints the --json document, picked.
-    const output = flags.fields === undefined ? flags.output : undefined
-    const record = await txGet(
-      {id: this.args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output},
-      this.ctx,
-    )
-    return this.ctx.globals.json && !output ? record : undefined
+    return runTxGet(this.flags, this.args, this.ctx)
   }
 }

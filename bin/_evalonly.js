@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Starts the CLI from its bundle, dist/bundle/gateway.cjs (see scripts/build.mjs), compiled with the
+// V8 code cache the build made for it: most of the compiling, and the garbage it leaves, is then
+// skipped on every run. V8 refuses a cache made by another Node or under other flags, and one
+// made for another bundle is not offered: the bundle is then compiled as usual.
+// CommonJS (bin/package.json), so that Node need not start its ES module loader.
+'use strict'
+const {readFileSync, writeFileSync} = require('node:fs')
+const {dirname, join} = require('node:path')
+
+const root = join(__dirname, '..')
+const argv = process.argv.slice(2)
+
+// `gateway --version` (or -v) alone is answered with the line oclif prints for it, without reading
+// or evaluating the bundle: nothing else on the command line is read here. test/e2e/startup.test.ts
+// holds this line to oclif's own.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const {name, version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  process.stdout.write(`${require('./version-line.cjs')(name, version)}\n`)
+  return
+}
+
+const {createRequire, Module} = require('node:module')
+const {pathToFileURL} = require('node:url')
+const {setFlagsFromString} = require('node:v8')
+const {Script} = require('node:vm')
+
+// undici parses HTTP with WebAssembly. By default V8 soon recompiles it with its optimising
+// compiler on background threads, and the process cannot exit before that work ends: some 80 ms
+// at the end of every short command. Optimise only code that runs long (an export). Set before
+// compiling: the code cache is bound to the flags.
+setFlagsFromString('--wasm-tiering-budget=50000000')
+
+const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
+const cacheFile = `${bundle}.cache`
+// The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
+const source = readFileSync(bundle, 'latin1')
+// The cache is offered only when it was made for this bundle's content: its first line is the
+// bundle's key, which the build wrote at the bundle's end. File times say nothing once npm copied them.
+const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
+let cachedData
+try {
+  const cache = key && readFileSync(cacheFile)
+  if (cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n`) cachedData = cache.subarray(key.length + 1)
+} catch {
+  // No cache: compile.
+}
+const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+// For the tests and the bench: whether V8 took the cache.
+if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
+// The bundle as a CommonJS module of its own path, so that oclif, loading its commands and hooks
+// from it, finds this one instance.
+const bundleRequire = createRequire(bundle)
+const cli = new Module(bundle)
+cli.filename = bundle
+script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, dirname(bundle))
+cli.loaded = true
+bundleRequire.cache[bundle] = cli
+// The build runs the hot paths with this set, each run adding what it compiled to the cache.
+if (process.env.GATEWAY_CODE_CACHE_WRITE && key) process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), script.createCachedData()])))
+
+const {commandNotFound, flush, handle, run} = cli.exports
+process.exit(0);run(root, argv)
+  .then(() => flush())
+  .catch(async (error) => {
+    // A mistyped command is a usage error (exit 2), said in one line with the closest command.
+    const line = commandNotFound(error, argv, pathToFileURL(join(root, 'oclif.manifest.json')), 'gateway')
+    if (line === undefined) await handle(error)
+    else {
+      process.stderr.write(`Error: ${line}\n`)
+      process.exitCode = 2
+    }
+  })
