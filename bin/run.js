@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Starts the CLI from its bundle, dist/bundle/gateway.cjs (see scripts/build.mjs), compiled with the
+// Starts the CLI from its bundle, dist/bundle/gateway.cjs (see scripts/build.mjs), or a command the
+// fast path reads whole from that command's fast bundle, dist/bundle/fast-*.cjs; each compiled with the
 // V8 code cache the build made for it: most of the compiling, and the garbage it leaves, is then
 // skipped on every run. V8 refuses a cache made by another Node or under other flags, and one
 // made for another bundle is not offered: the bundle is then compiled as usual.
@@ -31,35 +32,62 @@ const {Script} = require('node:vm')
 // compiling: the code cache is bound to the flags.
 setFlagsFromString('--wasm-tiering-budget=50000000')
 
-const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
-const cacheFile = `${bundle}.cache`
-// The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
-const source = readFileSync(bundle, 'latin1')
-// The cache is offered only when it was made for this bundle's content: its first line is the
-// bundle's key, which the build wrote at the bundle's end. File times say nothing once npm copied them.
-const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
-let cachedData
-try {
-  const cache = key && readFileSync(cacheFile)
-  if (cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n`) cachedData = cache.subarray(key.length + 1)
-} catch {
-  // No cache: compile.
+/**
+ * Evaluates a bundle of dist/bundle as a CommonJS module of its own path (so that oclif, loading
+ * its commands and hooks from it, finds this one instance), compiled with its code cache.
+ */
+function loadBundle(name, bundleRequire = createRequire(join(root, 'dist', 'bundle', name))) {
+  const bundle = join(root, 'dist', 'bundle', name)
+  const cacheFile = `${bundle}.cache`
+  // The build makes the bundle ASCII, and Latin-1 is the fastest way to read it (UTF-8 checks every byte).
+  const source = readFileSync(bundle, 'latin1')
+  // The cache is offered only when it was made for this bundle's content: its first line is the
+  // bundle's key, which the build wrote at the bundle's end. File times say nothing once npm copied them.
+  const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
+  let cachedData
+  try {
+    const cache = key && readFileSync(cacheFile)
+    if (cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n`) cachedData = cache.subarray(key.length + 1)
+  } catch {
+    // No cache: compile.
+  }
+  const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+  // For the tests and the bench: which bundle ran, and whether V8 took its cache.
+  if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache of ${name}: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
+  const module = new Module(bundle)
+  module.filename = bundle
+  script.runInThisContext()(module.exports, bundleRequire, module, bundle, dirname(bundle))
+  module.loaded = true
+  if (bundleRequire.cache) bundleRequire.cache[bundle] = module
+  // The build runs the hot paths with this set, each run adding what it compiled to the cache.
+  if (process.env.GATEWAY_CODE_CACHE_WRITE && key) process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), script.createCachedData()])))
+  return module.exports
 }
-const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
-// For the tests and the bench: whether V8 took the cache.
-if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
-// The bundle as a CommonJS module of its own path, so that oclif, loading its commands and hooks
-// from it, finds this one instance.
-const bundleRequire = createRequire(bundle)
-const cli = new Module(bundle)
-cli.filename = bundle
-script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, dirname(bundle))
-cli.loaded = true
-bundleRequire.cache[bundle] = cli
-// The build runs the hot paths with this set, each run adding what it compiled to the cache.
-if (process.env.GATEWAY_CODE_CACHE_WRITE && key) process.once('exit', () => writeFileSync(cacheFile, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), script.createCachedData()])))
 
-const {commandNotFound, flush, handle, run} = cli.exports
+// The fast path: a command line its plan reads whole (every word as oclif would read it) runs from
+// the fast path's own bundle, through the same command logic, without loading oclif. Anything else,
+// or GATEWAY_FAST_PATH=0, goes to oclif below. See src/fast/plan.ts.
+if (process.env.GATEWAY_FAST_PATH !== '0') {
+  const fast = require('../dist/bundle/plan.cjs')
+  const planned = fast.plan(argv, process.env)
+  if (planned) {
+    // The fast bundles take the packages they load from bundles of their own, each when first
+    // required (see VENDORS in scripts/build.mjs), and Node's built-ins from Node.
+    const vendors = new Map()
+    const fastRequire = (id) => {
+      if (!id.startsWith('gateway-vendor:')) return require(id)
+      const specifier = id.slice('gateway-vendor:'.length)
+      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+      if (!vendors.has(name)) vendors.set(name, loadBundle(`vendor-${name.replace('/', '-')}.cjs`, fastRequire))
+      return vendors.get(name)[specifier]
+    }
+    loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
+    return
+  }
+}
+
+const cli = loadBundle('gateway.cjs')
+const {commandNotFound, flush, handle, run} = cli
 run(root, argv)
   .then(() => flush())
   .catch(async (error) => {

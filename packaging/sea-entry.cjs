@@ -1,6 +1,6 @@
 // The entry of the single executable (Node's SEA support). The executable carries the CLI as
-// assets: the bundle (dist/bundle/gateway.cjs), its V8 code cache, package.json and the oclif
-// manifest. It runs them from memory, as bin/run.js runs the same files in a checkout, and lays
+// assets: the bundles of dist/bundle (the main one, and the fast path's plan, command and vendor
+// bundles) with their V8 code caches, package.json and the oclif manifest. It runs them from memory, as bin/run.js runs the same files in a checkout, and lays
 // nothing out on disk: no folder, cache or temporary file is read, written or run, so there is
 // nothing another user could plant or swap, and a read-only or missing home changes nothing.
 //
@@ -33,29 +33,66 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   return
 }
 const root = process.execPath
-const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
-// The build makes the bundle ASCII (see bin/run.js).
-const source = asset('gateway.cjs').toString('latin1')
-const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
-const cache = asset('gateway.cjs.cache')
-// package.mjs checks that the cache was made for this bundle; checked again here, as bin/run.js does.
-const cachedData = key && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n` ? cache.subarray(key.length + 1) : undefined
-const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
-if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
+const bundles = join(root, 'dist', 'bundle')
+const nodeRequire = createRequire(join(bundles, 'gateway.cjs'))
 
-const cli = new Module(bundle)
-cli.filename = bundle
-// The bundle's require: the bundle itself by its path (or the target the package.json names),
-// Node's built-ins otherwise. The bundle requires nothing else from disk: the CLI runs built
-// (oclif's TypeScript support, which would, is turned off in run()).
-const nodeRequire = createRequire(bundle)
+/**
+ * Evaluates a bundle carried as an asset, as a CommonJS module of the path it has in a checkout,
+ * compiled with its code cache (as bin/run.js does from disk). Its require is the one given.
+ */
+function loadBundle(name, bundleRequire, report = true) {
+  const bundle = join(bundles, name)
+  // The build makes every bundle ASCII (see bin/run.js).
+  const source = asset(name).toString('latin1')
+  const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(source.slice(-100))?.[1]
+  let cache
+  try {
+    cache = asset(`${name}.cache`)
+  } catch {
+    // A bundle no hot path loads has no cache: compile.
+  }
+  // package.mjs checks that each cache was made for its bundle; checked again here, as bin/run.js does.
+  const cachedData = key && cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n` ? cache.subarray(key.length + 1) : undefined
+  const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+  if (report && process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache of ${name}: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
+  const module = new Module(bundle)
+  module.filename = bundle
+  script.runInThisContext()(module.exports, bundleRequire, module, bundle, bundles)
+  module.loaded = true
+  return module.exports
+}
+
+// The fast path, as in bin/run.js: a command line its plan reads whole runs from its command's
+// fast bundle, which takes its packages from the vendor bundles and Node's built-ins from Node.
+if (process.env.GATEWAY_FAST_PATH !== '0') {
+  // The plan is small enough to compile at once: it has no code cache to report on.
+  const fast = loadBundle('plan.cjs', nodeRequire, false)
+  const planned = fast.plan(argv, process.env)
+  if (planned) {
+    const vendors = new Map()
+    const fastRequire = (id) => {
+      if (!id.startsWith('gateway-vendor:')) return nodeRequire(id)
+      const specifier = id.slice('gateway-vendor:'.length)
+      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+      if (!vendors.has(name)) vendors.set(name, loadBundle(`vendor-${name.replace('/', '-')}.cjs`, fastRequire))
+      return vendors.get(name)[specifier]
+    }
+    loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
+    return
+  }
+}
+
+const bundle = join(bundles, 'gateway.cjs')
+// The main bundle's require: the bundle itself by its path (or the target the package.json
+// names), Node's built-ins otherwise. The bundle requires nothing else from disk: the CLI runs
+// built (oclif's TypeScript support, which would, is turned off in run()).
+const cli = {exports: undefined}
 const own = (id) => id === bundle || id === './dist/bundle/gateway.cjs'
 const bundleRequire = (id) => (own(id) ? cli.exports : nodeRequire(id))
 bundleRequire.resolve = (id, options) => (own(id) ? bundle : nodeRequire.resolve(id, options))
 bundleRequire.cache = nodeRequire.cache
 bundleRequire.main = undefined
-script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(root, 'dist', 'bundle'))
-cli.loaded = true
+cli.exports = loadBundle('gateway.cjs', bundleRequire)
 
 const pjson = JSON.parse(asset('package.json').toString('utf8'))
 const manifest = JSON.parse(asset('oclif.manifest.json').toString('utf8'))

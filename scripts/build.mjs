@@ -21,9 +21,11 @@ import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, sep} from 'node:path'
 import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {build} from 'esbuild'
+
+import {commandTable, FAST_COMMANDS, fastBundleName, vendorBundleName} from './fast-table.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
@@ -88,6 +90,10 @@ function pluginParts(name) {
 
 /** The identifier the bundle exports a plugin's hook under. */
 const hookIdentifier = (event) => `HOOK_${event.replace(/\W/g, '_')}`
+
+/** The source name of a vendor bundle's entry, and how the fast bundles name what it offers. */
+const VENDOR_ENTRY = 'gateway-vendor-entry.js'
+const VENDOR_PREFIX = 'gateway-vendor:'
 
 /** Where the entry puts an oclif manifest handed over in memory, for the root plugin to take (PATCHES). */
 const MANIFEST_KEY = 'gateway:manifest'
@@ -348,6 +354,8 @@ const slimUndici = {
   name: 'slim-undici',
   setup(builder) {
     builder.onResolve({filter: /^undici$/}, ({importer}) => {
+      // A vendor bundle's entry (below) offers what src/ takes, which the main build has checked.
+      if (importer === join(root, VENDOR_ENTRY)) return {path: 'undici', namespace: 'slim-undici'}
       const source = readFileSync(importer, 'utf8').replace(/import\s+type\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')
       const {names, whole} = undiciNames(source)
       const missing = names.filter((name) => !UNDICI_SLIM_NAMES.has(name))
@@ -363,6 +371,23 @@ const slimUndici = {
     )
     builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
   },
+}
+
+/**
+ * Makes a bundle ASCII and ends it with its key. bin/run.js reads a bundle as Latin-1, some 3 ms
+ * faster than decoding UTF-8, so it must be ASCII: esbuild escapes strings and identifiers, not
+ * what is left in regular expressions and comments, which \u escapes mean the same in. Only
+ * String.raw would see the difference. The key, of the content, lets bin/run.js offer V8 only a
+ * code cache made for this very bundle (file times say nothing once npm has copied the files).
+ */
+function finishBundle(path) {
+  const code = readFileSync(path, 'utf8')
+  for (const [raw] of code.matchAll(/String\.raw`[^`]*`/g)) {
+    if (/[^\0-\x7f]/.test(raw)) throw new Error(`${relative(root, path)} has a String.raw template with characters outside ASCII: ${raw.slice(0, 80)}`)
+  }
+  const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+  const ascii = code.replace(/[^\0-\x7f]/g, (char) => escape(char))
+  writeFileSync(path, `${ascii}\n//# gateway-bundle ${createHash('sha256').update(ascii).digest('hex').slice(0, 32)}\n`, 'ascii')
 }
 
 const run = (command, args, env = {}) => execFileSync(command, args, {cwd: root, stdio: 'inherit', env: {...process.env, ...env}})
@@ -386,8 +411,8 @@ for (const {event} of hooks) {
     throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
   }
 }
-const result = await build({
-  stdin: {contents: entrySource(commands, hooks), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
+/** How every bundle of the CLI is built: the main one, and the fast path's two. */
+const cliBuild = {
   bundle: true,
   // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
   format: 'cjs',
@@ -395,7 +420,6 @@ const result = await build({
   supported: {'dynamic-import': false},
   platform: 'node',
   target: 'node20',
-  outfile: bundle,
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
@@ -405,20 +429,76 @@ const result = await build({
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
+}
+const result = await build({
+  ...cliBuild,
+  stdin: {contents: entrySource(commands, hooks), resolveDir: root, sourcefile: 'gateway-entry.js', loader: 'js'},
+  outfile: bundle,
   metafile: true,
 })
-// bin/run.js reads the bundle as Latin-1, some 3 ms faster than decoding UTF-8, so it must be
-// ASCII: esbuild escapes strings and identifiers, not what is left in regular expressions and
-// comments, which \u escapes mean the same in. Only String.raw would see the difference.
-const code = readFileSync(bundle, 'utf8')
-for (const [raw] of code.matchAll(/String\.raw`[^`]*`/g)) {
-  if (/[^\0-\x7f]/.test(raw)) throw new Error(`the bundle has a String.raw template with characters outside ASCII: ${raw.slice(0, 80)}`)
+finishBundle(bundle)
+
+/**
+ * The fast path (src/fast): the plan, which reads the command line with the table read here off
+ * the command classes as tsc built them (scripts/fast-table.mjs; the build fails on a flag the
+ * table cannot hold), and the runner of the commands it knows, in a bundle of its own with its own
+ * code cache. bin/run.js loads the plan first, and the runner instead of oclif when the plan reads
+ * the whole line.
+ */
+/**
+ * Packages the fast bundles load from bundles of their own (dist/bundle/vendor-*.cjs, each with
+ * its code cache), only when a command reaches them: a refused charge reads none of them, a lookup
+ * only the HTTP client and the contracts. bin/run.js answers the fast bundles' requires of
+ * `gateway-vendor:SPECIFIER` from them. The main bundle keeps its own copy of each.
+ */
+const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
+const vendorOf = (specifier) => VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`))
+
+const fastTable = {}
+for (const {id, declines} of FAST_COMMANDS) {
+  const {default: command} = await import(pathToFileURL(join(root, 'dist', 'commands', ...id.split(':')) + '.js').href)
+  fastTable[id] = commandTable(id, command, declines)
 }
-const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
-const ascii = code.replace(/[^\0-\x7f]/g, (char) => escape(char))
-// The bundle's own key, of its content: bin/run.js offers V8 only a code cache made for this very
-// bundle (file times say nothing once npm has copied the files).
-writeFileSync(bundle, `${ascii}\n//# gateway-bundle ${createHash('sha256').update(ascii).digest('hex').slice(0, 32)}\n`, 'ascii')
+const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
+const planEntry = [
+  `const {plan} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
+  `const TABLE = ${JSON.stringify(fastTable)}`,
+  `exports.bin = ${JSON.stringify(binName)}`,
+  `exports.plan = (argv, env) => plan(TABLE, argv, env)`,
+].join('\n')
+await build({...cliBuild, stdin: {contents: planEntry, resolveDir: root, sourcefile: 'plan-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'plan.cjs')})
+finishBundle(join(dirname(bundle), 'plan.cjs'))
+const vendorSpecifiers = new Map()
+const vendorExternal = {
+  name: 'vendor-external',
+  setup(builder) {
+    builder.onResolve({filter: /^[^./]/}, ({path, importer}) => {
+      if (path.startsWith(VENDOR_PREFIX)) return {path, external: true}
+      const name = vendorOf(path)
+      if (!name || /[\\/]node_modules[\\/]/.test(importer)) return undefined
+      if (!vendorSpecifiers.has(name)) vendorSpecifiers.set(name, new Set())
+      vendorSpecifiers.get(name).add(path)
+      return {path, namespace: 'gateway-vendor'}
+    })
+    // The package as an ES module that takes its names and its default from the vendor bundle's
+    // copy, as the package itself would give them (an import of it from src/ is not CommonJS).
+    builder.onLoad({filter: /.*/, namespace: 'gateway-vendor'}, ({path}) => {
+      const external = JSON.stringify(`${VENDOR_PREFIX}${path}`)
+      return {contents: `import * as all from ${external}\nexport * from ${external}\nexport default all.default\n`, loader: 'js', resolveDir: root}
+    })
+  },
+}
+for (const {id, entry} of FAST_COMMANDS) {
+  const outfile = join(dirname(bundle), fastBundleName(id))
+  await build({...cliBuild, plugins: [vendorExternal, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile})
+  finishBundle(outfile)
+}
+for (const [name, specifiers] of vendorSpecifiers) {
+  const outfile = join(dirname(bundle), vendorBundleName(name))
+  const contents = [...specifiers].map((specifier) => `exports[${JSON.stringify(specifier)}] = require(${JSON.stringify(specifier)})`).join('\n')
+  await build({...cliBuild, stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
+  finishBundle(outfile)
+}
 
 /**
  * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one
@@ -466,10 +546,15 @@ async function makeCodeCache() {
         return error.stdout
       }
     }
-    const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json']))
-    gateway(['tx', 'get', id, '--json'])
-    gateway(['tx', 'create', '--amount', '10.00'], 2)
-    gateway(['--version'])
+    // Through the fast path (its own bundle), then the same through oclif (the main bundle).
+    for (const fast of ['1', '0']) {
+      env.GATEWAY_FAST_PATH = fast
+      const {id} = JSON.parse(gateway(['tx', 'create', '--amount', '1000', '--json']))
+      gateway(['tx', 'get', id, '--json'])
+      gateway(['tx', 'get', id])
+      gateway(['tx', 'create', '--amount', '10.00'], 2)
+    }
+    gateway(['--version', '--json'])
   } finally {
     sandbox.kill('SIGTERM')
     rmSync(work, {recursive: true, force: true})
@@ -480,5 +565,5 @@ async function makeCodeCache() {
 if (!process.argv.includes('--no-manifest')) run(process.execPath, [binOf('oclif', 'oclif'), 'manifest'], {OCLIF_SKIP_NEW_VERSION_CHECK: 'true'})
 if (!process.argv.includes('--no-code-cache')) {
   await makeCodeCache()
-  console.log(`wrote the code cache of ${relative(root, bundle)}`)
+  console.log(`wrote the code caches of ${relative(root, bundle)} and of the fast path's ${FAST_COMMANDS.map(({id}) => fastBundleName(id)).join(', ')}`)
 }

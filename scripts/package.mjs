@@ -8,7 +8,7 @@
 //   dist/package/gateway_<version>_<arch>.deb: the executable, with a /usr/bin/gateway that starts it
 //     without NODE_OPTIONS, a man page, bash and zsh completions and a copyright file (scripts/deb.mjs).
 import {execFileSync} from 'node:child_process'
-import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -24,16 +24,25 @@ if (!existsSync(bundle) || !existsSync(`${bundle}.cache`)) throw new Error('no b
 rmSync(out, {recursive: true, force: true})
 mkdirSync(out, {recursive: true})
 
-// 1. The single executable: the bundle, its code cache, package.json and the manifest, run from
-// memory by packaging/sea-entry.cjs (nothing laid out on disk).
+// 1. The single executable: the bundles, their code caches, package.json and the manifest, run
+// from memory by packaging/sea-entry.cjs (nothing laid out on disk).
 const key = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(readFileSync(bundle, 'latin1').slice(-100))?.[1]
 if (!key) throw new Error('the bundle carries no content key: rebuild it')
 if (readFileSync(`${bundle}.cache`).subarray(0, key.length + 1).toString('latin1') !== `${key}\n`) throw new Error('the code cache was made for another bundle: rebuild')
 const assets = {
   'package.json': join(root, 'package.json'),
   'oclif.manifest.json': join(root, 'oclif.manifest.json'),
-  'gateway.cjs': bundle,
-  'gateway.cjs.cache': `${bundle}.cache`,
+}
+// Every bundle (the main one, the fast path's plan, its commands and the packages they load) and
+// each one's code cache, which must have been made for it.
+const bundles = join(root, 'dist', 'bundle')
+for (const name of readdirSync(bundles).filter((file) => file.endsWith('.cjs'))) {
+  assets[name] = join(bundles, name)
+  const cache = join(bundles, `${name}.cache`)
+  if (!existsSync(cache)) continue
+  const bundleKey = /\/\/# gateway-bundle ([0-9a-f]+)\n$/.exec(readFileSync(join(bundles, name), 'latin1').slice(-100))?.[1]
+  if (!bundleKey || readFileSync(cache).subarray(0, bundleKey.length + 1).toString('latin1') !== `${bundleKey}\n`) throw new Error(`the code cache of ${name} was made for another bundle: rebuild`)
+  assets[`${name}.cache`] = cache
 }
 const blob = join(out, 'gateway.blob')
 writeFileSync(

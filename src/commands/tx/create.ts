@@ -7,7 +7,7 @@ import {flagsOf} from '../../input/flag-definitions.js'
 import {TX_CREATE_FIELDS} from '../../input/transaction.js'
 import {TX_CREATE_RECORD_FIELDS} from '../../output/fields.js'
 import {OUTPUT_FORMATS} from '../../output/printer.js'
-import {runTxCreate} from '../../tx/create.js'
+import {runTxCreate, runTxCreateBatch} from '../../tx/create.js'
 
 export {txCreate, type TxCreateOptions, type TxCreateResult} from '../../tx/create.js'
 
@@ -80,6 +80,6 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    return runTxCreate(this.flags, this.ctx)
+    return this.flags.batch === undefined ? runTxCreate(this.flags, this.ctx) : runTxCreateBatch(this.flags, this.ctx)
   }
 }

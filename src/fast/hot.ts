@@ -1,0 +1,34 @@
+// The fast path's runner: a command run from a plan (src/fast/plan.ts) without loading oclif,
+// through the same functions the oclif command calls (src/tx, src/cli/outcome.ts): the same
+// context, globals, logic, --json document, failure report and exit code. Each command of the
+// fast path has an entry of its own (src/fast/tx-*.ts), built into a bundle of its own with its
+// own code cache (dist/bundle/fast-*.cjs, scripts/build.mjs), which holds only what it loads.
+
+import {processContext} from '../cli/context.js'
+import {commandGlobals, givesFlag, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure} from '../cli/outcome.js'
+import type {CommandContext} from '../cli/context.js'
+import type {Plan} from './plan.js'
+
+/** A command's logic, from its parsed flags and arguments: what it answers is its --json document. */
+export type Runner = (flags: Record<string, unknown>, args: Record<string, unknown>, ctx: CommandContext) => Promise<unknown>
+
+/** Runs a planned command as this process, as the oclif command would (BaseCommand's init, run, catch and finally). */
+export async function runPlan(plan: Plan, bin: string, runner: Runner): Promise<void> {
+  quietOnClosedStdout()
+  const ctx = await processContext(bin)
+  // As oclif's jsonEnabled, with --fields (which picks from the --json document) where the command has it.
+  const json = plan.argv.includes('--json') || (plan.flags.fields !== undefined && givesFlag(plan.argv, 'fields'))
+  let result: unknown
+  try {
+    ctx.globals = commandGlobals(plan.flags as GlobalFlags, plan.argv, ctx.env, json)
+    result = await runner(plan.flags, plan.args, ctx)
+  } catch (error) {
+    await reportFailure(ctx, error as Error, json, (code) => {
+      ctx.exitCode = code
+      process.exitCode = code
+    })
+  } finally {
+    await ctx.close()
+  }
+  if (result && json) printResult(ctx, result, plan.flags.fields as string | undefined)
+}
