@@ -83,7 +83,7 @@ export function plan(table: FastTable, argv: readonly string[], env: NodeJS.Proc
       }
       const value = equals === -1 ? words[++index] : word.slice(equals + 1)
       // A value oclif might take for a flag, or none at all.
-      if (value === undefined || value === '' || value.startsWith('-')) return undefined
+      if (value === undefined || value === '' || (value.startsWith('-') && value !== '-')) return undefined
       if (flag.options && !flag.options.includes(value)) return undefined
       if (flag.multiple) (flags[name] as string[] | undefined) ? (flags[name] as string[]).push(value) : (flags[name] = [value])
       else flags[name] = value

@@ -152,8 +152,12 @@ describe('the single executable and the .deb', () => {
     const byOclif = gateway(['--version', '--json'], {GATEWAY_CODE_CACHE_REPORT: '1'})
     expect(byOclif.code).toBe(0)
     expect(byOclif.stdout).toMatch(/^gateway-cli\/\d+\.\d+\.\d+ /)
-    expect(byOclif.stderr).toBe('code cache: used\n')
+    expect(byOclif.stderr).toBe('code cache of gateway.cjs: used\n')
     for (const flag of ['--version', '-v']) expect(gateway([flag], {GATEWAY_CODE_CACHE_REPORT: '1'})).toEqual({code: 0, stdout: byOclif.stdout, stderr: ''})
+    // A command line the fast path reads runs from its own bundle and code cache, carried as assets.
+    const refused = gateway(['tx', 'create', '--amount', '10.00'], {GATEWAY_CODE_CACHE_REPORT: '1'})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^code cache of fast-tx-create\.cjs: used\n.*Error: --amount takes integer cents/)
   })
 
   it('logs in, creates, looks up, pays, lists and exports against the sandbox it embeds', () => {

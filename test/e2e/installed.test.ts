@@ -1,5 +1,5 @@
 import {execFileSync, spawn, spawnSync as spawnProcessSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -34,13 +34,15 @@ describe('the installed package', () => {
     expect(existsSync(join(prefix, 'lib', 'node_modules', '@oclif'))).toBe(false)
   })
 
-  it('uses its code cache even when the copy made the bundle newer than the cache', () => {
-    const bundle = join(installed, 'dist', 'bundle', 'gateway.cjs')
+  it('uses its code caches even when the copy made the bundles newer than the caches', () => {
     const later = new Date(Date.now() + 60_000)
-    utimesSync(bundle, later, later)
-    // A refused flag evaluates the bundle (--version alone never reads it).
-    const run = spawnSync([join(prefix, 'bin', 'gateway'), 'tx', 'create', '--amount', '10.00'], {GATEWAY_CODE_CACHE_REPORT: '1'})
-    expect(run.stderr).toMatch(/^code cache: used\n.*Error: --amount takes integer cents/)
+    for (const name of readdirSync(join(installed, 'dist', 'bundle')).filter((file) => file.endsWith('.cjs'))) utimesSync(join(installed, 'dist', 'bundle', name), later, later)
+    // A refused flag evaluates a bundle (--version alone never reads one): the fast path's, and
+    // with it turned off oclif's.
+    const fast = spawnSync([join(prefix, 'bin', 'gateway'), 'tx', 'create', '--amount', '10.00'], {GATEWAY_CODE_CACHE_REPORT: '1'})
+    expect(fast.stderr).toMatch(/^code cache of fast-tx-create\.cjs: used\n.*Error: --amount takes integer cents/)
+    const byOclif = spawnSync([join(prefix, 'bin', 'gateway'), 'tx', 'create', '--amount', '10.00'], {GATEWAY_CODE_CACHE_REPORT: '1', GATEWAY_FAST_PATH: '0'})
+    expect(byOclif.stderr).toMatch(/^code cache of gateway\.cjs: used\n.*Error: --amount takes integer cents/)
   })
 
   it('runs a command that needs the sandbox, and the sandbox itself', async () => {

@@ -18,6 +18,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>
   input?: string
   timeoutMs?: number
+  /** The folder it runs in (default: the tests'). */
+  cwd?: string
 }
 
 /** An environment without the caller's GATEWAY_* settings, colours or CI markers (CI turns spinners off), so a test sees the same on every machine. */
@@ -37,7 +39,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 /** Runs the built CLI as a user's shell would, with pipes (no TTY) on every stream. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...args], {env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))

@@ -1,0 +1,252 @@
+// The fast path (src/fast) against oclif: the same command lines through both, as the operator
+// runs them, must print the same stdout and stderr and exit with the same code. The cases: every
+// example in the --help of the commands the fast path knows, every refusal of
+// test/commands/checked-before-sending.test.ts, the lines the fast path must leave to oclif, and
+// random command lines of tx create's flags with right and wrong values. Every other command's
+// examples must never be taken by the fast path.
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import fc from 'fast-check'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {runCli, unstamped, type CliResult} from '../helpers/cli.js'
+import {stats} from '../helpers/sandbox.js'
+import {loggedInSandbox} from '../helpers/world.js'
+
+const root = new URL('../../', import.meta.url).pathname
+const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, {examples?: Array<string | {command: string}>; flags: Record<string, {type: string}>}>
+}
+const {plan, bin} = createRequire(import.meta.url)(join(root, 'dist', 'bundle', 'plan.cjs')) as {
+  plan: (argv: string[], env: NodeJS.ProcessEnv) => {id: string} | undefined
+  bin: string
+}
+const FAST = ['tx:create', 'tx:get']
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
+
+/** The words of an example as a POSIX shell splits them (quotes, no expansions), and where it sends stdout. */
+function shellWords(line: string): {words: string[]; redirect?: string} {
+  const words: string[] = []
+  let word: string | undefined
+  let quote: string | undefined
+  for (const char of line) {
+    if (quote) {
+      if (char === quote) quote = undefined
+      else word = (word ?? '') + char
+    } else if (char === "'" || char === '"') {
+      quote = char
+      word ??= ''
+    } else if (char === ' ') {
+      if (word !== undefined) words.push(word)
+      word = undefined
+    } else word = (word ?? '') + char
+  }
+  if (word !== undefined) words.push(word)
+  const arrow = words.indexOf('>')
+  return arrow === -1 ? {words} : {words: words.slice(0, arrow), redirect: words[arrow + 1]}
+}
+
+/** The examples of a command that run it, as the operator types them, without the program's name (an example may also show another program, such as curl). */
+function exampleLines(id: string): string[][] {
+  return (manifest.commands[id].examples ?? [])
+    .map((example) => shellWords((typeof example === 'string' ? example : example.command).replaceAll('<%= config.bin %>', bin).replaceAll('<%= command.id %>', id.replaceAll(':', ' '))).words)
+    .filter((words) => words[0] === bin)
+    .map((words) => words.slice(1))
+}
+
+/** What may differ between two runs of the same line: record ids, times, and the BR Code (which holds the id). */
+function comparable(text: string, world: {cwd: string; baseUrl: string}): string {
+  return unstamped(text)
+    .replaceAll(world.cwd, '<cwd>')
+    .replaceAll(world.baseUrl, '<gateway>')
+    .replaceAll(new URL(world.baseUrl).host, '<host>')
+    .replace(UUID, '<uuid>')
+    .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z| UTC)?/g, '<time>')
+    .replace(/\(in \d+m\)/g, '(in <minutes>)')
+    .replace(/000201.*?6304[0-9A-F]{4}/g, '<brcode>')
+    .replace(/data:image\/png;base64,[A-Za-z0-9+/=]+/g, '<png>')
+    .replace(/\(\d+ characters\)/g, '(<n> characters)')
+    .replace(/^< date: .*$/gm, '< date: <time>')
+    .replace(/^< (content-length|x-request-id|etag): .*$/gm, '< $1: <varies>')
+    .replace(/\b\d+ ms\b/g, '<ms>')
+    .replace(/"durationInMilliseconds":\d+/g, '"durationInMilliseconds":<ms>')
+    .replace(/\b\d+(\.\d+)?(ms|s|m|h)\b/g, '<duration>')
+}
+
+/** One path's world: its own sandbox, config folder (logged in), working folder and charge. */
+interface World {
+  logged: ReturnType<typeof loggedInSandbox>
+  cwd: string
+  record: string
+}
+
+describe('the fast path and oclif give the same answers', () => {
+  // Each path runs every line in a world of its own, the two alike, so that what a line leaves
+  // behind (a charge, an idempotency key) meets the next line the same way on both.
+  const worlds = {fast: {logged: loggedInSandbox({seedDeposits: 5})} as World, oclif: {logged: loggedInSandbox({seedDeposits: 5})} as World}
+  let fastRuns = 0
+
+  beforeAll(async () => {
+    for (const [name, world] of Object.entries(worlds)) {
+      world.cwd = mkdtempSync(join(tmpdir(), 'gateway-fast-'))
+      writeFileSync(join(world.cwd, 'charge.json'), JSON.stringify({amount: 2500, customer: {name: 'Maria Silva', document: '529.982.247-25'}}))
+      writeFileSync(join(world.cwd, 'orders.csv'), 'amount,external-code,customer-name\n7980,order-4711,Maria Silva\n1500,order-4712,João Souza\n')
+      mkdirSync(join(world.cwd, 'folder'))
+      for (const field of ['paymentMethod', 'pix']) writeFileSync(join(world.cwd, `null-${field}.json`), JSON.stringify({amount: 1000, [field]: null}))
+      const created = await runCli(['tx', 'create', '--amount', '1000', '--json'], {env: env(world)})
+      expect(created.code, name).toBe(0)
+      world.record = JSON.parse(created.stdout).id
+    }
+  })
+  afterAll(() => {
+    for (const world of Object.values(worlds)) rmSync(world.cwd, {recursive: true, force: true})
+  })
+
+  const env = (world: World, extra: Record<string, string> = {}) => ({...world.logged.env, GATEWAY_BASE_URL: world.logged.sandbox.baseUrl, ...extra})
+  /** A line's words in a world: {record} is its charge's id, {cwd} its working folder. */
+  const inWorld = (args: string[], world: World) =>
+    args.map((word) => word.replaceAll('{record}', world.record).replaceAll('{RECORD}', world.record.toUpperCase()).replaceAll('{cwd}', world.cwd))
+
+  /** Runs a line through both paths, each in its world; answers the oclif run, after checking the fast one against it. */
+  async function same(line: string[], extra: Record<string, string> = {}, input?: string): Promise<CliResult> {
+    const args = inWorld(line, worlds.fast)
+    if (plan(args, env(worlds.fast, extra)) !== undefined) fastRuns++
+    const fast = await runCli(args, {env: env(worlds.fast, extra), cwd: worlds.fast.cwd, input})
+    const byOclif = await runCli(inWorld(line, worlds.oclif), {env: env(worlds.oclif, {...extra, GATEWAY_FAST_PATH: '0'}), cwd: worlds.oclif.cwd, input})
+    const what = `gateway ${line.join(' ')}`
+    const seen = (world: World) => ({cwd: world.cwd, baseUrl: world.logged.sandbox.baseUrl})
+    expect({code: fast.code, stdout: comparable(fast.stdout, seen(worlds.fast)), stderr: comparable(fast.stderr, seen(worlds.fast))}, what).toEqual({
+      code: byOclif.code,
+      stdout: comparable(byOclif.stdout, seen(worlds.oclif)),
+      stderr: comparable(byOclif.stderr, seen(worlds.oclif)),
+    })
+    return byOclif
+  }
+
+  it('runs every example of tx create and tx get the same way', async () => {
+    for (const id of FAST) {
+      expect(exampleLines(id).length, id).toBeGreaterThan(2)
+      for (const words of exampleLines(id)) {
+        // A batch is oclif's; every other example is the fast path's.
+        expect(plan(words, env(worlds.fast)) === undefined, words.join(' ')).toBe(words.includes('--batch') || words.includes('--watch'))
+        await same(words)
+      }
+    }
+  }, 120_000)
+
+  it('never takes an example of another command', () => {
+    const others = Object.keys(manifest.commands).filter((id) => !FAST.includes(id))
+    expect(others.length).toBeGreaterThan(10)
+    for (const id of others) {
+      for (const words of exampleLines(id)) expect(plan(words, env(worlds.fast)), words.join(' ')).toBeUndefined()
+    }
+  })
+
+  it('refuses what checked-before-sending refuses, in the same words, and sends nothing', async () => {
+    const before = (await stats(worlds.fast.logged.sandbox.baseUrl)).requests
+    const refusals = [
+      ['tx', 'create', '--amount', '1000', '--qr-png', '/no/such/dir/q.png'],
+      ['tx', 'create', '--amount', '1000', '--qr-png', '/no/such/dir/q.png', '--json'],
+      ['tx', 'create', '--amount', '1000', '--qr-png', '{cwd}/folder'],
+      ['tx', 'create', '--body', '{cwd}/null-paymentMethod.json'],
+      ['tx', 'create', '--body', '{cwd}/null-pix.json'],
+    ]
+    for (const args of refusals) {
+      expect(plan(inWorld(args, worlds.fast), env(worlds.fast)), args.join(' ')).toBeDefined()
+      expect((await same(args)).code).toBe(2)
+    }
+    expect((await stats(worlds.fast.logged.sandbox.baseUrl)).requests).toBe(before)
+    // The charge with the lowercase alphanumeric CNPJ, sent and shown the same way.
+    const sent = await same(['tx', 'create', '--amount', '1000', '--seller-name', 'Loja Azul', '--seller-document', '12abc34501de35', '--debug', '--json'])
+    expect(sent.code).toBe(0)
+  }, 60_000)
+
+  it('answers lookups, charges and failures the same way', async () => {
+    const lines: Array<[string[], Record<string, string>?]> = [
+      [['tx', 'get', '{record}']],
+      [['tx', 'get', '{record}', '--json']],
+      [['tx', 'get', '--json', '{RECORD}']],
+      [['tx', 'get', '{record}', '--output', 'csv']],
+      [['tx', 'get', '{record}', '--output', 'ndjson']],
+      [['tx', 'get', '{record}', '--output=json']],
+      [['tx', 'get', '{record}', '--debug']],
+      [['tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--json']],
+      [['tx', 'get', 'not-a-uuid']],
+      [['tx', 'get', '{record}', '--profile', 'no such']],
+      [['tx', 'get', '{record}'], {GATEWAY_PROFILE: 'bad/name'}],
+      [['tx', 'get', '{record}'], {GATEWAY_PROFILE: 'other'}],
+      [['tx', 'get', '{record}', '--base-url', 'http://example.com']],
+      [['tx', 'get', '{record}', '--base-url', 'http://127.0.0.1:9']],
+      [['tx', 'get', '{record}'], {GATEWAY_CONFIG_DIR: '{cwd}/empty-config'}],
+      [['tx', 'create', '--amount', '1000']],
+      [['tx', 'create', '--amount', '1500', '--json', '--external-code', 'fast-path-1']],
+      [['tx', 'create', '--amount', '1500', '--external-code', 'fast-path-1']],
+      [['tx', 'create', '--amount', '1000', '--item', 'title=Cap,unitPrice=1000', '--item', 'title=Hat,unitPrice=2000']],
+      [['tx', 'create', '--amount', '10.00']],
+      [['tx', 'create', '--amount', '0']],
+      [['tx', 'create', '--amount=abc']],
+      [['tx', 'create']],
+      [['tx', 'create', '--amount', '1000', '--customer-document', '123.456.789-09']],
+      [['tx', 'create', '--amount', '1000', '--customer-email', 'maria@']],
+      [['tx', 'create', '--amount', '1000', '--webhook-url', 'ftp://example.com']],
+      [['tx', 'create', '--amount', '1000', '--expiration-seconds', '5']],
+      [['tx', 'create', '--amount', '1000', '--item', 'colour=red']],
+      [['tx', 'create', '--body', '{cwd}/missing.json']],
+      [['tx', 'create', '--body', '{cwd}/charge.json', '--amount', '3000', '--json']],
+      // Left to oclif, which must refuse or run them all the same.
+      [['tx', 'create', '--amount', '1000', '--amount', '2000']],
+      [['tx', 'create', '--amout', '1000']],
+      [['tx', 'create', '--amount']],
+      [['tx', 'create', '--amount', '-5']],
+      [['tx', 'create', '--amount', '1000', '--yes']],
+      [['tx', 'create', '--amount', '1000', '--fields', 'id,status']],
+      [['tx', 'create', '--amount', '1000', '--timeout', 'soon']],
+      [['tx', 'create', '--amount', '1000', '--', '--json']],
+      [['tx', 'create', '--amount', '1000', '--item', 'title=Cap,unitPrice=1000', 'extra']],
+      [['tx', 'create', '--batch', '{cwd}/orders.csv', '--dry-run']],
+      [['tx', 'get']],
+      [['tx', 'get', '{record}', 'extra']],
+      [['tx', 'get', '{record}', '-h']],
+      [['tx', 'get', '{record}', '--output', 'xml']],
+      [['tx', 'get', '{record}', '--json=true']],
+      [['tx', 'get', '{record}', '--retries', '0']],
+      [['tx', 'get', '{record}'], {GATEWAY_RETRIES: 'many'}],
+      [['tx', 'get', '{record}'], {GATEWAY_CONTENT_TYPE: 'json'}],
+      [['tx:get', '{record}']],
+      [['--profile', 'default', 'tx', 'get', '{record}']],
+    ]
+    for (const [args, extra] of lines) await same(args, extra)
+    // A body from stdin, good and bad.
+    await same(['tx', 'create', '--body', '-', '--json'], {}, JSON.stringify({amount: 4200}))
+    await same(['tx', 'create', '--body', '-'], {}, '{"amount": 42.5}')
+  }, 180_000)
+
+  it('reads random lines of tx create the same way', async () => {
+    const flags = Object.entries(manifest.commands['tx:create'].flags).filter(([name]) => !['batch', 'body', 'qr-png', 'help'].includes(name))
+    const value = fc.oneof(
+      fc.constantFrom('1000', '0', '10.00', '-1', 'abc', '', 'title=Cap,unitPrice=100', 'maria@example.com', '529.982.247-25', 'https://example.com/hook', 'ndjson', 'json', '--json', '=', 'a=b'),
+      fc.string({maxLength: 12}),
+    )
+    const word = fc.oneof({weight: 4, arbitrary: fc.constantFrom(...flags).chain(([name, flag]) => (flag.type === 'boolean' ? fc.constant([`--${name}`]) : value.map((text) => [`--${name}`, text])))}, {weight: 1, arbitrary: value.map((text) => [text])})
+    const samples = fc.sample(fc.array(word, {minLength: 1, maxLength: 4}), {numRuns: 30, seed: 25})
+    let fast = 0
+    for (const words of samples) {
+      const args = ['tx', 'create', ...words.flat()]
+      if (plan(args, env(worlds.fast))) fast++
+      await same(args)
+    }
+    // The random lines do reach the fast path, not only oclif.
+    expect(fast).toBeGreaterThan(5)
+  }, 180_000)
+
+  it('took the fast path for most lines, and reports its own bundle when asked', async () => {
+    expect(fastRuns).toBeGreaterThan(40)
+    const reported = await runCli(['tx', 'get', worlds.fast.record, '--json'], {env: env(worlds.fast, {GATEWAY_CODE_CACHE_REPORT: '1'})})
+    expect(reported.code).toBe(0)
+    expect(reported.stderr).toMatch(/^code cache of fast-tx-get\.cjs: used\n/)
+    expect(reported.stderr).not.toContain('gateway.cjs')
+  })
+})
