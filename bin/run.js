@@ -72,15 +72,8 @@ if (process.env.GATEWAY_FAST_PATH !== '0') {
   const planned = fast.plan(argv, process.env)
   if (planned) {
     // The fast bundles take the packages they load from bundles of their own, each when first
-    // required (see VENDORS in scripts/build.mjs), and Node's built-ins from Node.
-    const vendors = new Map()
-    const fastRequire = (id) => {
-      if (!id.startsWith('gateway-vendor:')) return require(id)
-      const specifier = id.slice('gateway-vendor:'.length)
-      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
-      if (!vendors.has(name)) vendors.set(name, loadBundle(`vendor-${name.replace('/', '-')}.cjs`, fastRequire))
-      return vendors.get(name)[specifier]
-    }
+    // required (see src/fast/plan.ts), and Node's built-ins from Node.
+    const fastRequire = fast.fastRequire(loadBundle, require)
     loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
     return
   }

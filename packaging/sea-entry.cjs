@@ -69,14 +69,7 @@ if (process.env.GATEWAY_FAST_PATH !== '0') {
   const fast = loadBundle('plan.cjs', nodeRequire, false)
   const planned = fast.plan(argv, process.env)
   if (planned) {
-    const vendors = new Map()
-    const fastRequire = (id) => {
-      if (!id.startsWith('gateway-vendor:')) return nodeRequire(id)
-      const specifier = id.slice('gateway-vendor:'.length)
-      const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
-      if (!vendors.has(name)) vendors.set(name, loadBundle(`vendor-${name.replace('/', '-')}.cjs`, fastRequire))
-      return vendors.get(name)[specifier]
-    }
+    const fastRequire = fast.fastRequire(loadBundle, nodeRequire)
     loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
     return
   }

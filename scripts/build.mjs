@@ -459,15 +459,6 @@ for (const {id, declines} of FAST_COMMANDS) {
   const {default: command} = await import(pathToFileURL(join(root, 'dist', 'commands', ...id.split(':')) + '.js').href)
   fastTable[id] = commandTable(id, command, declines)
 }
-const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
-const planEntry = [
-  `const {plan} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
-  `const TABLE = ${JSON.stringify(fastTable)}`,
-  `exports.bin = ${JSON.stringify(binName)}`,
-  `exports.plan = (argv, env) => plan(TABLE, argv, env)`,
-].join('\n')
-await build({...cliBuild, stdin: {contents: planEntry, resolveDir: root, sourcefile: 'plan-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'plan.cjs')})
-finishBundle(join(dirname(bundle), 'plan.cjs'))
 const vendorSpecifiers = new Map()
 const vendorExternal = {
   name: 'vendor-external',
@@ -499,6 +490,20 @@ for (const [name, specifiers] of vendorSpecifiers) {
   await build({...cliBuild, stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
   finishBundle(outfile)
 }
+
+const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
+// Which vendor bundle offers each package the fast bundles take.
+const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [specifier, vendorBundleName(name)])))
+const planEntry = [
+  `const {plan, fastRequire} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
+  `const TABLE = ${JSON.stringify(fastTable)}`,
+  `const VENDORS = ${JSON.stringify(vendors)}`,
+  `exports.bin = ${JSON.stringify(binName)}`,
+  `exports.plan = (argv, env) => plan(TABLE, argv, env)`,
+  `exports.fastRequire = (load, nodeRequire) => fastRequire(VENDORS, load, nodeRequire)`,
+].join('\n')
+await build({...cliBuild, stdin: {contents: planEntry, resolveDir: root, sourcefile: 'plan-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'plan.cjs')})
+finishBundle(join(dirname(bundle), 'plan.cjs'))
 
 /**
  * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one

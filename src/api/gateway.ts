@@ -21,15 +21,16 @@ export class NotTheRecordError extends UnavailableError {
   override readonly code: string = 'NOT_THE_RECORD'
 }
 
-type Contract = {schema: Parameters<typeof contractProblem>[0]; what: string}
-const TRANSACTION: Contract = {schema: transactionAnswerSchema, what: 'a transaction'}
+/** An answer's contract: its schema, what it is called, and whether a run checks a single answer of it (see contractProblem). */
+type Contract = {schema: Parameters<typeof contractProblem>[0]; what: string; once?: boolean}
+const TRANSACTION: Contract = {schema: transactionAnswerSchema, what: 'a transaction', once: true}
 const DEPOSIT_PAGE: Contract = {schema: depositPageAnswerSchema, what: 'a page of deposits'}
-const CREATED: Contract = {schema: createTransactionAnswerSchema, what: 'a transaction'}
-const WITHDRAWAL: Contract = {schema: withdrawAnswerSchema, what: 'a withdrawal'}
+const CREATED: Contract = {schema: createTransactionAnswerSchema, what: 'a transaction', once: true}
+const WITHDRAWAL: Contract = {schema: withdrawAnswerSchema, what: 'a withdrawal', once: true}
 
 /** The answer, when it holds to its contract; a NotTheRecordError saying what failed otherwise. */
 function checked<T>(body: unknown, contract: Contract, context: string, status: number): T {
-  const problem = contractProblem(contract.schema, body)
+  const problem = contractProblem(contract.schema, body, contract.once)
   if (problem === undefined) return body as T
   throw new NotTheRecordError(`the gateway answered something that is not ${contract.what} (${context}: ${status}, ${problem})`, {status, body})
 }
@@ -94,7 +95,7 @@ export class GatewayApi {
       })
     }
     const expected = contract ?? (path === TRANSACTION_PATH ? CREATED : WITHDRAWAL)
-    const problem = contractProblem(expected.schema, answer)
+    const problem = contractProblem(expected.schema, answer, expected.once)
     if (problem !== undefined) {
       // Not success: the request may have been carried out all the same, so the entry stays pending.
       throw new NoRecordError(`the gateway answered something that is not ${expected.what} (${context}: ${status}, ${problem}); the outcome is unknown${body.idempotencyKey ? `, idempotency key ${body.idempotencyKey}: send the request again with it to retry safely` : ''}`, {

@@ -140,9 +140,13 @@ export const depositPageAnswerSchema = depositPageSchema.extend({data: z.array(d
 export const createTransactionAnswerSchema = createTransactionResponseSchema.extend({type: z.string()})
 export const withdrawAnswerSchema = z.object({id: z.string(), externalCode: z.string().optional(), amount: z.number(), status: z.string()})
 
-/** The first reason an answer fails its contract, in a few words: "amount: expected number, got string". */
-export function contractProblem(schema: z.ZodType, value: unknown): string | undefined {
-  const result = schema.safeParse(value)
+/**
+ * The first reason an answer fails its contract, in a few words: "amount: expected number, got
+ * string". `once`: this contract checks a single answer in the run, which zod then reads without
+ * first compiling a parser for the schema (worth it for the pages of a listing, not for one record).
+ */
+export function contractProblem(schema: z.ZodType, value: unknown, once = false): string | undefined {
+  const result = schema.safeParse(value, once ? {jitless: true} : undefined)
   if (result.success) return undefined
   const issue = result.error.issues[0]
   const path = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : ''
