@@ -7,6 +7,16 @@ import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
 
+/** Milliseconds on a monotonic clock, for how long an attempt took (performance.now() would load node:perf_hooks on first use). */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6
+
+/**
+ * The largest header block an answer may have: Node's own default, whatever NODE_OPTIONS says, so
+ * that a gateway's headers are bounded the same on every machine (and undici need not load
+ * node:http to ask).
+ */
+const MAX_HEADER_BYTES = 16 * 1024
+
 /** The most a gateway's answer may hold: 16 MiB. A larger one is refused, never read whole. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024
 
@@ -237,7 +247,7 @@ export class GatewayClient {
   private async dispatchers(): Promise<{plain: Agent; retrying: Dispatcher}> {
     if (!this.agent || !this.retrying) {
       const {Agent, interceptors} = await import('undici')
-      this.agent = new Agent({connections: 16, keepAliveTimeout: 4000, connect: {timeout: this.timeoutMs}})
+      this.agent = new Agent({connections: 16, keepAliveTimeout: 4000, maxHeaderSize: MAX_HEADER_BYTES, connect: {timeout: this.timeoutMs}})
       // The policy comes with each request (retryOptions): which failures, how long to wait, when to stop.
       this.retrying = this.agent.compose(interceptors.retry({throwOnError: false}))
     }
@@ -289,12 +299,12 @@ export class GatewayClient {
       trace: this.trace ? (line) => this.emit(line) : undefined,
       describe: ({status, error}) => (status === undefined ? describeNetworkError(error) : String(status)),
     })
-    const started = performance.now()
+    const started = monotonicMs()
     // When the current attempt began: the timeout bounds each attempt whole, its body included.
     let attemptStarted = started
     const retry = (error: Error, context: unknown, callback: (error?: Error | null) => void) =>
       policy.callback(error, context, (outcome) => {
-        if (!outcome) attemptStarted = performance.now()
+        if (!outcome) attemptStarted = monotonicMs()
         callback(outcome)
       })
     if (this.trace) {
@@ -319,14 +329,14 @@ export class GatewayClient {
       } as Parameters<typeof request>[1])
       status = response.statusCode
       responseHeaders = response.headers
-      text = await this.readBody(response, {timeoutMs, left: timeoutMs - (performance.now() - attemptStarted), context})
+      text = await this.readBody(response, {timeoutMs, left: timeoutMs - (monotonicMs() - attemptStarted), context})
     } catch (error) {
       if (error instanceof AnswerTooLargeError) {
-        this.emit(`< refused after ${Math.round(performance.now() - started)} ms: ${error.message}`)
+        this.emit(`< refused after ${Math.round(monotonicMs() - started)} ms: ${error.message}`)
         throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
       }
       const reason = describeNetworkError(error)
-      this.emit(`< failed after ${Math.round(performance.now() - started)} ms: ${reason}`)
+      this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${reason}`)
       const code = errorCode(error)
       // Provably never sent: no attempt reached the gateway, and the last could not even connect.
       const notSent = !policy.reached && code !== undefined && NOT_SENT_CODES.has(code)
@@ -341,7 +351,7 @@ export class GatewayClient {
     const contentType = String(responseHeaders['content-type'] ?? '')
     if (this.trace) {
       const attempt = policy.attempts > 1 ? `, attempt ${policy.attempts} of ${this.retries + 1}` : ''
-      this.emit(`< ${status} (${Math.round(performance.now() - started)} ms${attempt})`)
+      this.emit(`< ${status} (${Math.round(monotonicMs() - started)} ms${attempt})`)
       for (const [name, value] of Object.entries(responseHeaders)) {
         this.emit(`< ${name}: ${redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value))}`)
       }
