@@ -88,7 +88,8 @@ run(root, argv)
     const line = commandNotFound(error, argv, pathToFileURL(join(root, 'oclif.manifest.json')), 'gateway')
     if (line === undefined) await handle(error)
     else {
-      process.stderr.write(`Error: ${line}\n`)
+      // Into a log (stderr not a terminal) the line says when, as every other error line does.
+      process.stderr.write(`${process.stderr.isTTY ? '' : `${new Date().toISOString()} `}Error: ${line}\n`)
       process.exitCode = 2
     }
   })

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {runCli, runInTerminal, tempConfigDir} from '../helpers/cli.js'
+import {runCli, runInTerminal, tempConfigDir, unstamped} from '../helpers/cli.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
 /** What a new user met first, as a real process shows it: the pager's Ctrl-C, a mistyped command. */
@@ -53,7 +53,8 @@ describe('a new user, in a real process', () => {
     const piped = await runCli(['tx', 'creat', '--amount', '1000'], {env})
     expect(piped.code).toBe(2)
     expect(piped.stdout).toBe('')
-    expect(piped.stderr).toBe('Error: tx creat is not a gateway command; did you mean gateway tx create? (gateway --help lists them)\n')
+    expect(piped.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: /)
+    expect(unstamped(piped.stderr)).toBe('Error: tx creat is not a gateway command; did you mean gateway tx create? (gateway --help lists them)\n')
     const shown = await runInTerminal(['tx', 'creat', '--amount', '1000'], {env, steps: [{expect: 'Did you mean', send: 'n\r'}]})
     expect(shown.code).toBe(2)
     expect(shown.output).not.toMatch(/Warning/)
