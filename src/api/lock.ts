@@ -1,5 +1,5 @@
-import {constants, rmSync} from 'node:fs'
-import {link, open, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
+// node:fs/promises (with the readline it loads) only when a lock is taken: most runs never take one.
+import {constants, promises as fsp, rmSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -16,7 +16,7 @@ function isAlive(pid: number): boolean {
 /** True when the lock's holder has died or held it for longer than `staleMs`. */
 async function isStale(lockPath: string, staleMs: number): Promise<boolean> {
   try {
-    const [text, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)])
+    const [text, info] = await Promise.all([fsp.readFile(lockPath, 'utf8'), fsp.stat(lockPath)])
     const pid = Number.parseInt(text, 10)
     if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) return true
     return Date.now() - info.mtimeMs > staleMs
@@ -39,7 +39,7 @@ function ownFile(lockPath: string): Promise<string> {
     own = (async () => {
       const file = `${lockPath}.${process.pid}`
       // Never through a symlink left in its place.
-      await writeFile(file, String(process.pid), {mode: 0o600, flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW})
+      await fsp.writeFile(file, String(process.pid), {mode: 0o600, flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW})
       made.add(file)
       if (!removingAtExit) {
         removingAtExit = true
@@ -70,7 +70,7 @@ async function acquire(lockPath: string): Promise<void> {
     return acquireInPlace(lockPath)
   }
   try {
-    await link(own, lockPath)
+    await fsp.link(own, lockPath)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') {
@@ -86,15 +86,15 @@ async function acquire(lockPath: string): Promise<void> {
 /** The own files that processes killed before they could remove them left beside the lock. */
 async function removeLeftovers(lockPath: string): Promise<void> {
   const prefix = `${basename(lockPath)}.`
-  const names = await readdir(dirname(lockPath)).catch(() => [] as string[])
+  const names = await fsp.readdir(dirname(lockPath)).catch(() => [] as string[])
   for (const name of names) {
     const match = /^(\d+)$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '')
-    if (match && Number(match[1]) !== process.pid && !isAlive(Number(match[1]))) await rm(join(dirname(lockPath), name), {force: true})
+    if (match && Number(match[1]) !== process.pid && !isAlive(Number(match[1]))) await fsp.rm(join(dirname(lockPath), name), {force: true})
   }
 }
 
 async function acquireInPlace(lockPath: string): Promise<void> {
-  const handle = await open(lockPath, 'wx', 0o600)
+  const handle = await fsp.open(lockPath, 'wx', 0o600)
   try {
     await handle.writeFile(String(process.pid))
   } finally {
@@ -125,7 +125,7 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       if (await isStale(lockPath, staleMs)) {
-        await rm(lockPath, {force: true})
+        await fsp.rm(lockPath, {force: true})
         continue
       }
       if (Date.now() > deadline) {
@@ -138,6 +138,6 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
   try {
     return await fn()
   } finally {
-    await rm(lockPath, {force: true})
+    await fsp.rm(lockPath, {force: true})
   }
 }
