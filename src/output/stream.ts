@@ -31,7 +31,7 @@ let settled = false
  * optimises a function it has not optimised yet. By then what runs for every record is optimised;
  * what would become hot afterwards is what runs once a page (the HTTP client, streams, timers), and
  * optimising those large functions took more memory than the time it saves: measured on a
- * 100,000-deposit export (scripts/bench-export.mjs), the peak went from about 94 to 89 MiB as
+ * 100,000-deposit export (scripts/bench-export.mjs), the peak went from about 95 to 91 MiB as
  * NDJSON and from 92 to 90 MiB as CSV, in no more time. A function that loses its optimised code
  * later is optimised again, only later. Like leanHeapForLongWalk, a flag set after start: should V8
  * ignore it, the walk is the same, with more memory.
