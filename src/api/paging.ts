@@ -43,16 +43,40 @@ export interface WalkOptions<T> {
   prepare?: (records: DepositPage['data']) => T
 }
 
+/** At most this share of an IdSet's slots is filled before it grows (linear probing stays short). */
+const IDSET_LOAD = 0.8
+/** An IdSet made for a listing's announced size starts with at most this many slots (2 MiB). */
+const IDSET_PRESIZE_SLOTS = 2 ** 18
+
 /**
- * The ids seen in one walk, as 64-bit hashes in an open-addressing table of 32-bit words: about
- * 16 bytes an id, with no object per id. Two different ids share a hash with odds of about n²/2⁶⁵.
+ * The ids seen in one walk, as 64-bit hashes in an open-addressing table of 32-bit words: 10 to 20
+ * bytes an id, with no object per id. Two different ids share a hash with odds of about n²/2⁶⁵.
+ *
+ * Made for the number of ids a listing announces, the table is allocated once: growing it by
+ * doubling would hold the old and the new table at once near the end of a long walk, and leave
+ * the freed ones behind in the allocator. What a gateway announces only sizes the start (up to
+ * IDSET_PRESIZE_SLOTS); more ids than announced still fit, the table growing as it must.
  */
 export class IdSet {
-  private table = new Uint32Array(2 * 1024)
+  private table: Uint32Array
   private size = 0
+  /** How many ids the table holds before it grows. */
+  private limit: number
+
+  constructor(expected = 0) {
+    let slots = 1024
+    while (slots < IDSET_PRESIZE_SLOTS && slots * IDSET_LOAD < expected) slots *= 2
+    this.table = new Uint32Array(2 * slots)
+    this.limit = Math.floor(slots * IDSET_LOAD)
+  }
 
   get count(): number {
     return this.size
+  }
+
+  /** How many ids fit before the table grows. */
+  get capacity(): number {
+    return this.limit
   }
 
   /** Adds an id; answers false when it was already there. */
@@ -81,7 +105,7 @@ export class IdSet {
 
   /** Adds a hash made by `hash`; answers false when it was already there. */
   addHash(high: number, low: number): boolean {
-    if (2 * (this.size + 1) > this.table.length / 2) this.grow()
+    if (this.size + 1 > this.limit) this.grow()
     return this.place(this.table, high, low)
   }
 
@@ -105,6 +129,7 @@ export class IdSet {
     const table = new Uint32Array(old.length * 2)
     for (let at = 0; at < old.length; at += 2) if (old[at + 1] !== 0) this.place(table, old[at], old[at + 1])
     this.table = table
+    this.limit = Math.floor((table.length / 2) * IDSET_LOAD)
   }
 }
 
@@ -121,7 +146,8 @@ export class IdSet {
 export async function* walkPages<T = DepositPage['data']>(api: GatewayApi, query: DepositListQuery, options: WalkOptions<T> = {}): AsyncGenerator<PreparedPage<T>> {
   const concurrency = Math.max(1, options.concurrency ?? 4)
   const prepare = options.prepare ?? ((records: DepositPage['data']) => records as unknown as T)
-  const seen = new IdSet()
+  // Made once the first page says how many records the listing holds.
+  let seen: IdSet
   /** A page as soon as it arrives: checked, its ids hashed, its records prepared and dropped. */
   const arrived = (page: DepositPage, number: number) => {
     if (page.currentPage !== number) throw new PagingError(number, `asked for page ${number}, it answered page ${page.currentPage} (the page number does not advance)`)
@@ -156,6 +182,7 @@ export async function* walkPages<T = DepositPage['data']>(api: GatewayApi, query
   if (!Number.isSafeInteger(total) || total < 0 || total > MAX_PAGES) {
     throw new PagingError(1, `it announces ${String(total)} pages, more than the ${MAX_PAGES.toLocaleString('en-US')} a listing may have`)
   }
+  seen = new IdSet(total * first.data.length)
   const pinned = {...query, snapshot: first.snapshot ?? query.snapshot}
   const head = inTurn(arrived(first, 1))
   yield head

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 
 import {DEPOSIT_ORIGINS} from './enums.js'
+import {quickCheck} from './quick.js'
 
 /**
  * The gateway's answers, as the reference documents them: the one contract the client's types are
@@ -142,10 +143,14 @@ export const withdrawAnswerSchema = z.object({id: z.string(), externalCode: z.st
 
 /**
  * The first reason an answer fails its contract, in a few words: "amount: expected number, got
- * string". `once`: this contract checks a single answer in the run, which zod then reads without
- * first compiling a parser for the schema (worth it for the pages of a listing, not for one record).
+ * string". An answer the contract's quick check accepts is not read again; zod reads the rest, and
+ * explains what it refuses. `once`: this contract checks a single answer in the run, which zod then
+ * reads without first compiling a parser for the schema (worth it for the pages of a listing, not
+ * for one record).
  */
 export function contractProblem(schema: z.ZodType, value: unknown, once = false): string | undefined {
+  // Read without building a copy when the contract allows it; zod reads what that cannot accept.
+  if (quickCheck(schema)?.(value)) return undefined
   const result = schema.safeParse(value, once ? {jitless: true} : undefined)
   if (result.success) return undefined
   const issue = result.error.issues[0]

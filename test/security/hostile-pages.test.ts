@@ -107,4 +107,19 @@ describe('IdSet', () => {
     expect(ids.count).toBe(total)
     expect(MAX_PAGES).toBe(100_000)
   })
+
+  it('is made for the ids a listing announces, at most 2 MiB of them, and still grows past them', () => {
+    expect(new IdSet().capacity).toBe(819)
+    expect(new IdSet(10_000).capacity).toBe(13_107)
+    // 100,000 deposits fit a table of 131,072 slots (1 MiB), made once.
+    expect(new IdSet(100_000).capacity).toBe(104_857)
+    // A gateway announcing 100,000 pages of 100 does not make it allocate for 10 million.
+    const announced = new IdSet(10_000_000)
+    expect(announced.capacity).toBe(209_715)
+    const ids = new IdSet(10)
+    for (let index = 0; index < 5000; index += 1) expect(ids.add(`id-${index}`)).toBe(true)
+    expect(ids.capacity).toBeGreaterThanOrEqual(5000)
+    for (let index = 0; index < 5000; index += 7) expect(ids.add(`id-${index}`)).toBe(false)
+    expect(ids.count).toBe(5000)
+  })
 })
