@@ -463,7 +463,7 @@ for (const {event} of hooks) {
     throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
   }
 }
-/** How every bundle of the CLI is built: the main one, and the fast path's two. */
+/** How every bundle of the CLI is built: the main one, and the fast path's plan, commands and vendor bundles. */
 const cliBuild = {
   bundle: true,
   // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
@@ -490,13 +490,12 @@ const result = await build({
 })
 finishBundle(bundle)
 
-/**
- * The fast path (src/fast): the plan, which reads the command line with the table read here off
- * the command classes as tsc built them (scripts/fast-table.mjs; the build fails on a flag the
- * table cannot hold), and the runner of the commands it knows, in a bundle of its own with its own
- * code cache. bin/run.js loads the plan first, and the runner instead of oclif when the plan reads
- * the whole line.
- */
+// The fast path (src/fast): the plan, which reads the command line with the table read here off
+// the command classes as tsc built them (scripts/fast-table.mjs; the build fails on a flag the
+// table cannot hold), and each command it knows in a bundle of its own with its own code cache.
+// bin/run.js loads the plan first, and the command's bundle instead of oclif when the plan reads
+// the whole line.
+
 /**
  * Packages the fast bundles load from bundles of their own (dist/bundle/vendor-*.cjs, each with
  * its code cache), only when a command reaches them: a refused charge reads none of them, a lookup

@@ -5,7 +5,7 @@
 // own code cache (dist/bundle/fast-*.cjs, scripts/build.mjs), which holds only what it loads.
 
 import {processContext} from '../cli/context.js'
-import {commandGlobals, givesFlag, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure} from '../cli/outcome.js'
+import {commandGlobals, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure} from '../cli/outcome.js'
 import type {CommandContext} from '../cli/context.js'
 import type {Plan} from './plan.js'
 
@@ -16,8 +16,9 @@ export type Runner = (flags: Record<string, unknown>, args: Record<string, unkno
 export async function runPlan(plan: Plan, bin: string, runner: Runner): Promise<void> {
   quietOnClosedStdout()
   const ctx = await processContext(bin)
-  // As oclif's jsonEnabled, with --fields (which picks from the --json document) where the command has it.
-  const json = plan.argv.includes('--json') || (plan.flags.fields !== undefined && givesFlag(plan.argv, 'fields'))
+  // As oclif's jsonEnabled: --json typed. The plan leaves to oclif the other ways to it (--fields,
+  // which implies --json, a `--` before it, GATEWAY_CONTENT_TYPE).
+  const json = plan.argv.includes('--json')
   let result: unknown
   try {
     ctx.globals = commandGlobals(plan.flags as GlobalFlags, plan.argv, ctx.env, json)
@@ -30,5 +31,5 @@ export async function runPlan(plan: Plan, bin: string, runner: Runner): Promise<
   } finally {
     await ctx.close()
   }
-  if (result && json) printResult(ctx, result, plan.flags.fields as string | undefined)
+  if (result && json) printResult(ctx, result, undefined)
 }
