@@ -541,15 +541,15 @@ for (const [name, specifiers] of vendorSpecifiers) {
   // alone), each offered as a module object marked as one, so that src/ gets its names and its
   // default as from the package itself (see vendor-external above).
   const contents = [...specifiers]
-    .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(specifier)}}`])
+    .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(`${VENDOR_PREFIX}${specifier}`)}}`])
     .join('\n')
   await build({...cliBuild, stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
   finishBundle(outfile)
 }
 
 const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
-// Which vendor bundle offers each package the fast bundles take.
-const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [specifier, vendorBundleName(name)])))
+// Which vendor bundle offers each package the fast bundles take, by the id they require it as.
+const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [`${VENDOR_PREFIX}${specifier}`, vendorBundleName(name)])))
 const planEntry = [
   `const {plan, fastRequire} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
   `const TABLE = ${JSON.stringify(fastTable)}`,

@@ -124,22 +124,18 @@ export function plan(table: FastTable, argv: readonly string[], env: NodeJS.Proc
 export type LoadBundle = (name: string, require: (id: string) => unknown) => Record<string, unknown>
 
 /**
- * The require the fast bundles run with: a package they take from a vendor bundle
- * (`gateway-vendor:SPECIFIER`, see scripts/build.mjs) from that bundle, which is evaluated when
- * first required, once; anything else (Node's built-ins) from nodeRequire. `vendors` names each
- * specifier's bundle, as the build wrote them.
+ * The require the fast bundles run with: a package they take from a vendor bundle (an id such as
+ * `gateway-vendor:zod`, see scripts/build.mjs) from that bundle, which is evaluated when first
+ * required, once; anything else (Node's built-ins) from nodeRequire. `vendors` names each such
+ * id's bundle, as the build wrote them; the bundle offers the package under the same id.
  */
 export function fastRequire(vendors: Record<string, string>, load: LoadBundle, nodeRequire: (id: string) => unknown): (id: string) => unknown {
   const loaded = new Map<string, Record<string, unknown>>()
   const require = (id: string): unknown => {
-    if (!id.startsWith(VENDOR_PREFIX)) return nodeRequire(id)
-    const specifier = id.slice(VENDOR_PREFIX.length)
-    const file = Object.hasOwn(vendors, specifier) ? vendors[specifier] : undefined
-    if (file === undefined) throw new Error(`no vendor bundle offers ${specifier}`)
+    const file = Object.hasOwn(vendors, id) ? vendors[id] : undefined
+    if (file === undefined) return nodeRequire(id)
     if (!loaded.has(file)) loaded.set(file, load(file, require))
-    return loaded.get(file)![specifier]
+    return loaded.get(file)![id]
   }
   return require
 }
-
-const VENDOR_PREFIX = 'gateway-vendor:'
