@@ -16,7 +16,7 @@
 // (FILE: esbuild's account of what went into the bundle, for size studies)
 import {execFileSync, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, sep} from 'node:path'
@@ -25,6 +25,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {build} from 'esbuild'
 
+import {contractShapesSource} from './contract-shapes.mjs'
 import {commandTable, FAST_COMMANDS, fastBundleName, vendorBundleName} from './fast-table.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -292,6 +293,17 @@ PATCHES.push(
   },
 )
 
+// undici compiles its WebAssembly HTTP parser when it opens its first connection, on the main
+// thread (some 12 ms before the first answer is read). The client starts compiling the same bytes
+// on V8's background threads before its first request (src/api/http-parser.ts), while it reads its
+// token and loads undici, and leaves the module under this key; the first connection takes it when
+// it is ready, and compiles the parser itself, as before, when it is not.
+PATCHES.push({
+  file: 'node_modules/undici/lib/dispatcher/client-h1.js',
+  find: "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
+  replace: "mod = globalThis[Symbol.for('gateway.llhttp')]?.module ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
+})
+
 /**
  * A module (a Node built-in or a package) that a dependency requires at the top of a module and
  * uses only inside functions, loaded on first use instead: each is found verbatim or the build
@@ -414,6 +426,12 @@ const slimUndici = {
       return {path: 'undici', namespace: 'slim-undici'}
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
+    // The parser's bytes, for src/api/http-parser.ts: the module's exports are a Buffer, which an
+    // import would copy key by key (one per byte) into a module object; require() hands it over.
+    builder.onResolve({filter: /^undici\/lib\/llhttp\/llhttp_simd-wasm\.js$/}, ({path, importer}) =>
+      /[\\/]node_modules[\\/]/.test(importer) ? undefined : {path, namespace: 'llhttp-bytes'},
+    )
+    builder.onLoad({filter: /.*/, namespace: 'llhttp-bytes'}, ({path}) => ({contents: `export default require(${JSON.stringify(require.resolve(path))})`, resolveDir: root, loader: 'js'}))
     builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
       /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
     )
@@ -447,6 +465,15 @@ const binOf = (pkg, name) => join(root, 'node_modules', pkg, require(`${pkg}/pac
 
 rmSync(join(root, 'dist'), {recursive: true, force: true})
 run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
+
+// The answer contracts' shapes, which the client reads answers with before loading zod: written from
+// the contracts tsc just built, and tsc run again when they changed (see scripts/contract-shapes.mjs).
+const shapesFile = join(root, 'src', 'schemas', 'contract-shapes.ts')
+const shapesSource = await contractShapesSource(join(root, 'dist'))
+if (!existsSync(shapesFile) || readFileSync(shapesFile, 'utf8') !== shapesSource) {
+  writeFileSync(shapesFile, shapesSource)
+  run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
+}
 
 const ownCommands = discoverCommands()
 if (ownCommands.length === 0) throw new Error(`no command found under ${commandsDir}`)
@@ -502,7 +529,8 @@ finishBundle(bundle)
  * only the HTTP client and the contracts. bin/run.js answers the fast bundles' requires of
  * `gateway-vendor:SPECIFIER` from them. The main bundle keeps its own copy of each.
  */
-const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
+// The HTTP parser's bytes come first, in a bundle of their own: the client reads them before undici.
+const VENDORS = ['undici/lib/llhttp/llhttp_simd-wasm.js', 'zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
 const vendorOf = (specifier) => VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`))
 
 const fastTable = {}

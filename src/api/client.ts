@@ -1,6 +1,7 @@
 import type {Agent, Dispatcher} from 'undici'
 
 import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
+import {prepareHttpParser} from './http-parser.js'
 import {describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
 import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js'
@@ -231,6 +232,8 @@ export class GatewayClient {
 
   /** Sends one request and answers the parsed body; any non-2xx answer throws a typed error. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    // Compiled on other threads while the token is read and undici loaded (see http-parser.ts).
+    void prepareHttpParser()
     if (options.auth === false) return this.send<T>(method, path, options)
     let token = await this.accessToken()
     try {
@@ -268,6 +271,7 @@ export class GatewayClient {
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
     const {request} = await import('undici')
     const dispatchers = await this.dispatchers()
+    await prepareHttpParser()
     const url = this.url(path, options.query)
     const context = options.context ?? `${method} ${url.pathname}`
     const headers: Record<string, string> = {

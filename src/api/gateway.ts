@@ -1,12 +1,8 @@
 import {isReplay, type GatewayClient, type QueryValue} from './client.js'
 import {NoRecordError, UnavailableError} from './errors.js'
-import {
-  contractProblem,
-  createTransactionAnswerSchema,
-  depositPageAnswerSchema,
-  transactionAnswerSchema,
-  withdrawAnswerSchema,
-} from '../schemas/records.js'
+import {CONTRACT_SHAPES} from '../schemas/contract-shapes.js'
+import {checkOf, type QuickCheck} from '../schemas/quick.js'
+import type {AnswerContract} from '../schemas/records.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import type {ResendBody} from '../schemas/resend.js'
@@ -21,16 +17,37 @@ export class NotTheRecordError extends UnavailableError {
   override readonly code: string = 'NOT_THE_RECORD'
 }
 
-/** An answer's contract: its schema, what it is called, and whether a run checks a single answer of it (see contractProblem). */
-type Contract = {schema: Parameters<typeof contractProblem>[0]; what: string; once?: boolean}
-const TRANSACTION: Contract = {schema: transactionAnswerSchema, what: 'a transaction', once: true}
-const DEPOSIT_PAGE: Contract = {schema: depositPageAnswerSchema, what: 'a page of deposits'}
-const CREATED: Contract = {schema: createTransactionAnswerSchema, what: 'a transaction', once: true}
-const WITHDRAWAL: Contract = {schema: withdrawAnswerSchema, what: 'a withdrawal', once: true}
+/**
+ * An answer's contract: its name in ANSWER_CONTRACTS (records.ts), what it is called, and whether a
+ * run checks a single answer of it (see contractProblem).
+ */
+type Contract = {name: AnswerContract; what: string; once?: boolean}
+const TRANSACTION: Contract = {name: 'transaction', what: 'a transaction', once: true}
+const DEPOSIT_PAGE: Contract = {name: 'depositPage', what: 'a page of deposits'}
+const CREATED: Contract = {name: 'created', what: 'a transaction', once: true}
+const WITHDRAWAL: Contract = {name: 'withdrawal', what: 'a withdrawal', once: true}
+
+const quickChecks = new Map<AnswerContract, QuickCheck | null>()
+
+/**
+ * The first reason an answer fails its contract, or undefined when it holds to it. The answer is
+ * first read against the contract's shape, written by the build (contract-shapes.ts), which needs
+ * nothing of zod: zod, and the contracts themselves, are loaded only for an answer the shape does
+ * not accept (or a contract without one), to read it again and say what is wrong in its words.
+ */
+async function problemOf(contract: Contract, body: unknown): Promise<string | undefined> {
+  if (!quickChecks.has(contract.name)) {
+    const shape = CONTRACT_SHAPES[contract.name]
+    quickChecks.set(contract.name, shape ? checkOf(shape) : null)
+  }
+  if (quickChecks.get(contract.name)?.(body)) return undefined
+  const {ANSWER_CONTRACTS, contractProblem} = await import('../schemas/records.js')
+  return contractProblem(ANSWER_CONTRACTS[contract.name], body, contract.once)
+}
 
 /** The answer, when it holds to its contract; a NotTheRecordError saying what failed otherwise. */
-function checked<T>(body: unknown, contract: Contract, context: string, status: number): T {
-  const problem = contractProblem(contract.schema, body, contract.once)
+async function checked<T>(body: unknown, contract: Contract, context: string, status: number): Promise<T> {
+  const problem = await problemOf(contract, body)
   if (problem === undefined) return body as T
   throw new NotTheRecordError(`the gateway answered something that is not ${contract.what} (${context}: ${status}, ${problem})`, {status, body})
 }
@@ -95,7 +112,7 @@ export class GatewayApi {
       })
     }
     const expected = contract ?? (path === TRANSACTION_PATH ? CREATED : WITHDRAWAL)
-    const problem = contractProblem(expected.schema, answer, expected.once)
+    const problem = await problemOf(expected, answer)
     if (problem !== undefined) {
       // Not success: the request may have been carried out all the same, so the entry stays pending.
       throw new NoRecordError(`the gateway answered something that is not ${expected.what} (${context}: ${status}, ${problem}); the outcome is unknown${body.idempotencyKey ? `, idempotency key ${body.idempotencyKey}: send the request again with it to retry safely` : ''}`, {

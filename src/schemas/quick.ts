@@ -22,6 +22,27 @@ interface Definition {
 }
 
 const definitionOf = (schema: z.ZodType) => (schema as unknown as {_zod: {def: Definition}})._zod.def
+
+/**
+ * What a quick check reads, as plain data: made from a zod contract by shapeOf, and turned into a
+ * predicate by checkOf, which needs nothing of zod. The build writes the answer contracts' shapes
+ * into contract-shapes.ts, so that a command reads an answer without loading zod at all unless the
+ * answer fails its check.
+ */
+export type Shape =
+  | 'string'
+  | 'number'
+  | 'boolean'
+  | 'unknown'
+  | {literal: unknown[]}
+  | {enum: string[]}
+  | {optional: Shape}
+  | {nullable: Shape}
+  | {array: Shape}
+  | {union: Shape[]}
+  | {record: Shape}
+  | {object: [name: string, field: Shape][]}
+
 const made = new WeakMap<z.ZodType, QuickCheck | null>()
 
 /**
@@ -40,14 +61,74 @@ const made = new WeakMap<z.ZodType, QuickCheck | null>()
  * or says what is wrong with it, in its words: a refused answer is always explained by zod.
  */
 export function quickCheck(schema: z.ZodType): QuickCheck | undefined {
-  if (!made.has(schema)) made.set(schema, build(schema) ?? null)
+  if (!made.has(schema)) {
+    const shape = shapeOf(schema)
+    made.set(schema, shape === undefined ? null : checkOf(shape))
+  }
   return made.get(schema) ?? undefined
 }
 
-function build(schema: z.ZodType): QuickCheck | undefined {
+/** The shape of a zod contract, or undefined when its meaning is not plain (see quickCheck). */
+export function shapeOf(schema: z.ZodType): Shape | undefined {
   const def = definitionOf(schema)
   if (!def || (def.checks && def.checks.length > 0) || def.coerce || def.format !== undefined) return undefined
+  const inner = (of?: z.ZodType) => (of ? shapeOf(of) : undefined)
   switch (def.type) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'unknown':
+      return def.type
+    case 'any':
+      return 'unknown'
+    case 'literal':
+      return {literal: [...(def.values ?? [])]}
+    case 'enum': {
+      const values = Object.values(def.entries ?? {})
+      return values.every((value) => typeof value === 'string') ? {enum: values as string[]} : undefined
+    }
+    case 'optional': {
+      const shape = inner(def.innerType)
+      return shape && {optional: shape}
+    }
+    case 'nullable': {
+      const shape = inner(def.innerType)
+      return shape && {nullable: shape}
+    }
+    case 'array': {
+      const shape = inner(def.element)
+      return shape && {array: shape}
+    }
+    case 'union': {
+      if (def.discriminator !== undefined || !def.options) return undefined
+      const options = def.options.map((option) => shapeOf(option))
+      return options.every((option) => option !== undefined) ? {union: options as Shape[]} : undefined
+    }
+    case 'record': {
+      const key = def.keyType && definitionOf(def.keyType)
+      const item = inner(def.valueType)
+      if (!key || key.type !== 'string' || (key.checks && key.checks.length > 0) || !item) return undefined
+      return {record: item}
+    }
+    case 'object': {
+      // Unknown keys are stripped (no catchall) or kept (unknown); a strict object is zod's to read.
+      if (def.catchall && definitionOf(def.catchall).type !== 'unknown') return undefined
+      const fields: [string, Shape][] = []
+      for (const [name, field] of Object.entries(def.shape ?? {})) {
+        const shape = shapeOf(field)
+        if (!shape) return undefined
+        fields.push([name, shape])
+      }
+      return {object: fields}
+    }
+    default:
+      return undefined
+  }
+}
+
+/** The predicate a shape describes: true when zod would accept the value (see quickCheck). */
+export function checkOf(shape: Shape): QuickCheck {
+  switch (shape) {
     case 'string':
       return (value) => typeof value === 'string'
     case 'number':
@@ -55,74 +136,53 @@ function build(schema: z.ZodType): QuickCheck | undefined {
     case 'boolean':
       return (value) => typeof value === 'boolean'
     case 'unknown':
-    case 'any':
       return () => true
-    case 'literal': {
-      const values = def.values ?? []
-      return (value) => values.includes(value)
+  }
+  if ('literal' in shape) {
+    const values = shape.literal
+    return (value) => values.includes(value)
+  }
+  if ('enum' in shape) {
+    const values: unknown[] = shape.enum
+    return (value) => typeof value === 'string' && values.includes(value)
+  }
+  if ('optional' in shape) {
+    const inner = checkOf(shape.optional)
+    return (value) => value === undefined || inner(value)
+  }
+  if ('nullable' in shape) {
+    const inner = checkOf(shape.nullable)
+    return (value) => value === null || inner(value)
+  }
+  if ('array' in shape) {
+    const element = checkOf(shape.array)
+    return (value) => {
+      if (!Array.isArray(value)) return false
+      for (const item of value) if (!element(item)) return false
+      return true
     }
-    case 'enum': {
-      const values = Object.values(def.entries ?? {})
-      if (!values.every((value) => typeof value === 'string')) return undefined
-      return (value) => typeof value === 'string' && values.includes(value)
+  }
+  if ('union' in shape) {
+    const checks = shape.union.map((option) => checkOf(option))
+    return (value) => checks.some((check) => check(value))
+  }
+  if ('record' in shape) {
+    const item = checkOf(shape.record)
+    return (value) => {
+      if (!isPlainObject(value)) return false
+      for (const name of Object.keys(value)) if (!item((value as Record<string, unknown>)[name])) return false
+      return true
     }
-    case 'optional': {
-      const inner = def.innerType && quickCheck(def.innerType)
-      if (!inner) return undefined
-      return (value) => value === undefined || inner(value)
+  }
+  // zod refuses a missing key unless its field is optional, whatever the field's kind.
+  const fields = shape.object.map(([name, field]) => [name, checkOf(field), typeof field === 'object' && 'optional' in field] as const)
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+    for (const [name, check, optional] of fields) {
+      const field = (value as Record<string, unknown>)[name]
+      if (field === undefined ? !optional : !check(field)) return false
     }
-    case 'nullable': {
-      const inner = def.innerType && quickCheck(def.innerType)
-      if (!inner) return undefined
-      return (value) => value === null || inner(value)
-    }
-    case 'array': {
-      const element = def.element && quickCheck(def.element)
-      if (!element) return undefined
-      return (value) => {
-        if (!Array.isArray(value)) return false
-        for (const item of value) if (!element(item)) return false
-        return true
-      }
-    }
-    case 'union': {
-      if (def.discriminator !== undefined || !def.options) return undefined
-      const options = def.options.map((option) => quickCheck(option))
-      if (!options.every(Boolean)) return undefined
-      const checks = options as QuickCheck[]
-      return (value) => checks.some((check) => check(value))
-    }
-    case 'record': {
-      const key = def.keyType && definitionOf(def.keyType)
-      const item = def.valueType && quickCheck(def.valueType)
-      if (!key || key.type !== 'string' || (key.checks && key.checks.length > 0) || !item) return undefined
-      return (value) => {
-        if (!isPlainObject(value)) return false
-        for (const name of Object.keys(value)) if (!item((value as Record<string, unknown>)[name])) return false
-        return true
-      }
-    }
-    case 'object': {
-      // Unknown keys are stripped (no catchall) or kept (unknown); a strict object is zod's to read.
-      if (def.catchall && definitionOf(def.catchall).type !== 'unknown') return undefined
-      const fields: [name: string, check: QuickCheck, optional: boolean][] = []
-      for (const [name, field] of Object.entries(def.shape ?? {})) {
-        const check = quickCheck(field)
-        if (!check) return undefined
-        fields.push([name, check, definitionOf(field).type === 'optional'])
-      }
-      return (value) => {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-        for (const [name, check, optional] of fields) {
-          const field = (value as Record<string, unknown>)[name]
-          // zod refuses a missing key unless its field is optional, whatever the field's kind.
-          if (field === undefined ? !optional : !check(field)) return false
-        }
-        return true
-      }
-    }
-    default:
-      return undefined
+    return true
   }
 }
 

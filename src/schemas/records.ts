@@ -142,6 +142,18 @@ export const createTransactionAnswerSchema = createTransactionResponseSchema.ext
 export const withdrawAnswerSchema = z.object({id: z.string(), externalCode: z.string().optional(), amount: z.number(), status: z.string()})
 
 /**
+ * The answers the client reads, by name: the build writes each one's shape into contract-shapes.ts
+ * (see quick.ts), which the client checks an answer against before it loads zod at all.
+ */
+export const ANSWER_CONTRACTS = {
+  transaction: transactionAnswerSchema,
+  depositPage: depositPageAnswerSchema,
+  created: createTransactionAnswerSchema,
+  withdrawal: withdrawAnswerSchema,
+} as const
+export type AnswerContract = keyof typeof ANSWER_CONTRACTS
+
+/**
  * The first reason an answer fails its contract, in a few words: "amount: expected number, got
  * string". An answer the contract's quick check accepts is not read again; zod reads the rest, and
  * explains what it refuses. `once`: this contract checks a single answer in the run, which zod then

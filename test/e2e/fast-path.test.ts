@@ -13,6 +13,7 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {runCli, unstamped, type CliResult} from '../helpers/cli.js'
+import {startHostileGateway} from '../helpers/hostile-gateway.js'
 import {stats} from '../helpers/sandbox.js'
 import {loggedInSandbox} from '../helpers/world.js'
 
@@ -251,5 +252,28 @@ describe('the fast path and oclif give the same answers', () => {
     expect(reported.code).toBe(0)
     expect(reported.stderr).toMatch(/^code cache of fast-tx-get\.cjs: used\n/)
     expect(reported.stderr).not.toContain('gateway.cjs')
+    // A lookup reads its answer against the contract's shape alone: zod is never loaded for it.
+    expect(reported.stderr).toContain('code cache of vendor-undici.cjs: used')
+    expect(reported.stderr).not.toContain('vendor-zod')
+  })
+
+  it('explains an answer that fails its contract in zod\'s words on both paths, loading zod only then', async () => {
+    const hostile = await startHostileGateway(worlds.fast.logged.sandbox.baseUrl)
+    try {
+      hostile.poisonAll = false
+      hostile.rewrite = (request, body) => (request.method === 'GET' && request.url.startsWith('/core/transaction/') ? {...(body as object), amount: '1000'} : body)
+      const gateway = {GATEWAY_BASE_URL: hostile.baseUrl, GATEWAY_CLIENT_ID: 'sandbox', GATEWAY_CLIENT_SECRET: 'sandbox-secret', GATEWAY_CODE_CACHE_REPORT: '1'}
+      const line = ['tx', 'get', worlds.fast.record]
+      expect(plan(line, env(worlds.fast, gateway))).toBeDefined()
+      const [fast, byOclif] = await Promise.all([runCli(line, {env: env(worlds.fast, gateway)}), runCli(line, {env: env(worlds.fast, {...gateway, GATEWAY_FAST_PATH: '0'})})])
+      expect(fast.code, fast.stderr).toBe(7)
+      expect(fast.stderr).toContain(`the gateway answered something that is not a transaction (looking up transaction ${worlds.fast.record}: 200, amount: expected number, got string)`)
+      expect(fast.stderr).toContain('code cache of vendor-zod.cjs: used')
+      const errorLine = (result: CliResult) => unstamped(result.stderr).split('\n').filter((text) => !text.startsWith('code cache of'))
+      expect(byOclif.code).toBe(7)
+      expect(errorLine(fast)).toEqual(errorLine(byOclif))
+    } finally {
+      await hostile.close()
+    }
   })
 })

@@ -2,8 +2,9 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {quickCheck} from '../../src/schemas/quick.js'
-import {contractProblem, createTransactionAnswerSchema, depositPageAnswerSchema, transactionAnswerSchema, withdrawAnswerSchema} from '../../src/schemas/records.js'
+import {CONTRACT_SHAPES} from '../../src/schemas/contract-shapes.js'
+import {checkOf, quickCheck, shapeOf} from '../../src/schemas/quick.js'
+import {ANSWER_CONTRACTS, contractProblem, createTransactionAnswerSchema, depositPageAnswerSchema, transactionAnswerSchema, withdrawAnswerSchema} from '../../src/schemas/records.js'
 import {startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
 
 /** A copy of a JSON value with the value at one path replaced (or its key removed, when `to` is undefined). */
@@ -40,6 +41,28 @@ describe('quick contract checks', () => {
 
   it('are made for every answer contract of the client', () => {
     for (const schema of [depositPageAnswerSchema, transactionAnswerSchema, createTransactionAnswerSchema, withdrawAnswerSchema]) expect(quickCheck(schema)).toBeTypeOf('function')
+  })
+
+  it('are written by the build for every answer contract, as the contracts are today (run npm run build when this fails)', () => {
+    expect(Object.keys(CONTRACT_SHAPES).sort()).toEqual(Object.keys(ANSWER_CONTRACTS).sort())
+    for (const [name, schema] of Object.entries(ANSWER_CONTRACTS)) {
+      const shape = CONTRACT_SHAPES[name as keyof typeof ANSWER_CONTRACTS]
+      expect(shape, name).toBeTruthy()
+      expect(shape, name).toEqual(shapeOf(schema))
+    }
+  })
+
+  it('read from the written shapes, with nothing of zod, answer as zod does', () => {
+    const check = checkOf(CONTRACT_SHAPES.depositPage!)
+    expect(check(page)).toBe(true)
+    const paths = pathsOf(page).filter((path) => path[0] !== 'data' || path.length === 1 || (path[1] as number) < 2)
+    fc.assert(
+      fc.property(fc.constantFrom(...paths), fc.option(fc.jsonValue(), {nil: undefined}), (path, to) => {
+        const changed = mutate(page, path, to)
+        expect(check(changed)).toBe(depositPageAnswerSchema.safeParse(changed).success)
+      }),
+      {numRuns: 500},
+    )
   })
 
   it('accept a page of deposits as the sandbox answers it', () => {

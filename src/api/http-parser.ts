@@ -1,0 +1,43 @@
+/**
+ * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles it on the main thread
+ * when its first connection opens: some 12 ms of every short command. prepareHttpParser() starts
+ * compiling the same bytes on V8's background threads instead, as soon as a command knows it will
+ * send a request, while it reads its token and loads undici; the client waits for it before its
+ * first request, by when it is mostly done. The module is left under a global key, where undici,
+ * as the build patches it (scripts/build.mjs), takes it when it opens a connection; without the
+ * patch (or when compiling failed) undici compiles its own, as it always does.
+ */
+import type {Buffer} from 'node:buffer'
+
+const KEY = Symbol.for('gateway.llhttp')
+
+interface Slot {
+  module?: unknown
+  ready: Promise<void>
+}
+
+interface Wasm {
+  compile(bytes: Buffer): Promise<unknown>
+}
+
+/** Starts compiling the parser once per process; answers when it is compiled (or failed to be). */
+export function prepareHttpParser(): Promise<void> {
+  const holder = globalThis as {[KEY]?: Slot}
+  if (!holder[KEY]) {
+    // undici compiles this very module unless told not to use SIMD (or on ppc64, where it never does).
+    const skip = process.env.UNDICI_NO_WASM_SIMD === '1' || process.arch === 'ppc64'
+    const slot: Slot = {ready: Promise.resolve()}
+    if (!skip) {
+      slot.ready = import('undici/lib/llhttp/llhttp_simd-wasm.js')
+        .then(({default: bytes}) => (globalThis as unknown as {WebAssembly: Wasm}).WebAssembly.compile(bytes))
+        .then(
+          (module) => {
+            slot.module = module
+          },
+          () => {},
+        )
+    }
+    holder[KEY] = slot
+  }
+  return holder[KEY].ready
+}
