@@ -72,8 +72,9 @@ if (process.env.GATEWAY_FAST_PATH !== '0') {
   const planned = fast.plan(argv, process.env)
   if (planned) {
     // The fast bundles take the packages they load from bundles of their own, each when first
-    // required (see src/fast/plan.ts), and Node's built-ins from Node.
-    const fastRequire = fast.fastRequire(loadBundle, require)
+    // required, and bytes (the HTTP parser's) from files beside them (see src/fast/plan.ts), and
+    // Node's built-ins from Node.
+    const fastRequire = fast.fastRequire(loadBundle, require, (name) => readFileSync(join(root, 'dist', 'bundle', name)))
     loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
     return
   }

@@ -69,7 +69,7 @@ if (process.env.GATEWAY_FAST_PATH !== '0') {
   const fast = loadBundle('plan.cjs', nodeRequire, false)
   const planned = fast.plan(argv, process.env)
   if (planned) {
-    const fastRequire = fast.fastRequire(loadBundle, nodeRequire)
+    const fastRequire = fast.fastRequire(loadBundle, nodeRequire, asset)
     loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
     return
   }

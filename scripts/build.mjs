@@ -293,6 +293,14 @@ PATCHES.push(
   },
 )
 
+// undici's HTTP/2 client, evaluated only for a connection that speaks HTTP/2 (which the CLI never
+// asks for).
+PATCHES.push({
+  file: 'node_modules/undici/lib/dispatcher/client.js',
+  find: "const connectH2 = require('./client-h2.js')",
+  replace: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
+})
+
 // undici compiles its WebAssembly HTTP parser when it opens its first connection, on the main
 // thread (some 12 ms before the first answer is read). The client starts compiling the same bytes
 // on V8's background threads before its first request (src/api/http-parser.ts), while it reads its
@@ -529,9 +537,14 @@ finishBundle(bundle)
  * only the HTTP client and the contracts. bin/run.js answers the fast bundles' requires of
  * `gateway-vendor:SPECIFIER` from them. The main bundle keeps its own copy of each.
  */
-// The HTTP parser's bytes come first, in a bundle of their own: the client reads them before undici.
-const VENDORS = ['undici/lib/llhttp/llhttp_simd-wasm.js', 'zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
-const vendorOf = (specifier) => VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`))
+const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
+/**
+ * Modules whose exports are bytes, which the fast bundles read from a file of dist/bundle as they
+ * are (nothing to compile): undici's HTTP parser, which the client reads before it loads undici
+ * (src/api/http-parser.ts). bin/run.js hands the fast path the file's bytes.
+ */
+const RAW_VENDORS = {'undici/lib/llhttp/llhttp_simd-wasm.js': 'llhttp_simd.wasm'}
+const vendorOf = (specifier) => (Object.hasOwn(RAW_VENDORS, specifier) ? specifier : VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`)))
 
 const fastTable = {}
 for (const {id, declines} of FAST_COMMANDS) {
@@ -564,6 +577,10 @@ for (const {id, entry} of FAST_COMMANDS) {
   finishBundle(outfile)
 }
 for (const [name, specifiers] of vendorSpecifiers) {
+  if (Object.hasOwn(RAW_VENDORS, name)) {
+    writeFileSync(join(dirname(bundle), RAW_VENDORS[name]), require(name))
+    continue
+  }
   const outfile = join(dirname(bundle), vendorBundleName(name))
   // Imported as ES modules, as the main bundle imports them (the same files, zod's English locale
   // alone), each offered as a module object marked as one, so that src/ gets its names and its
@@ -577,14 +594,14 @@ for (const [name, specifiers] of vendorSpecifiers) {
 
 const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
 // Which vendor bundle offers each package the fast bundles take, by the id they require it as.
-const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [`${VENDOR_PREFIX}${specifier}`, vendorBundleName(name)])))
+const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [`${VENDOR_PREFIX}${specifier}`, RAW_VENDORS[name] ?? vendorBundleName(name)])))
 const planEntry = [
   `const {plan, fastRequire} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
   `const TABLE = ${JSON.stringify(fastTable)}`,
   `const VENDORS = ${JSON.stringify(vendors)}`,
   `exports.bin = ${JSON.stringify(binName)}`,
   `exports.plan = (argv, env) => plan(TABLE, argv, env)`,
-  `exports.fastRequire = (load, nodeRequire) => fastRequire(VENDORS, load, nodeRequire)`,
+  `exports.fastRequire = (load, nodeRequire, read) => fastRequire(VENDORS, load, nodeRequire, read)`,
 ].join('\n')
 await build({...cliBuild, stdin: {contents: planEntry, resolveDir: root, sourcefile: 'plan-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'plan.cjs')})
 finishBundle(join(dirname(bundle), 'plan.cjs'))

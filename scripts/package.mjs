@@ -33,10 +33,10 @@ const assets = {
   'package.json': join(root, 'package.json'),
   'oclif.manifest.json': join(root, 'oclif.manifest.json'),
 }
-// Every bundle (the main one, the fast path's plan, its commands and the packages they load) and
-// each one's code cache, which must have been made for it.
+// Every bundle (the main one, the fast path's plan, its commands and the packages they load), each
+// one's code cache, which must have been made for it, and the bytes the fast path reads as they are.
 const bundles = join(root, 'dist', 'bundle')
-for (const name of readdirSync(bundles).filter((file) => file.endsWith('.cjs'))) {
+for (const name of readdirSync(bundles).filter((file) => file.endsWith('.cjs') || file.endsWith('.wasm'))) {
   assets[name] = join(bundles, name)
   const cache = join(bundles, `${name}.cache`)
   if (!existsSync(cache)) continue

@@ -126,15 +126,21 @@ export type LoadBundle = (name: string, require: (id: string) => unknown) => Rec
 /**
  * The require the fast bundles run with: a package they take from a vendor bundle (an id such as
  * `gateway-vendor:zod`, see scripts/build.mjs) from that bundle, which is evaluated when first
- * required, once; anything else (Node's built-ins) from nodeRequire. `vendors` names each such
- * id's bundle, as the build wrote them; the bundle offers the package under the same id.
+ * required, once; a module whose exports are bytes (a `.wasm` file) as the file's bytes, read
+ * with `read`; anything else (Node's built-ins) from nodeRequire. `vendors` names each such id's
+ * file, as the build wrote them; a bundle offers the package under the same id.
  */
-export function fastRequire(vendors: Record<string, string>, load: LoadBundle, nodeRequire: (id: string) => unknown): (id: string) => unknown {
+export function fastRequire(
+  vendors: Record<string, string>,
+  load: LoadBundle,
+  nodeRequire: (id: string) => unknown,
+  read: (name: string) => Uint8Array,
+): (id: string) => unknown {
   const loaded = new Map<string, Record<string, unknown>>()
   const require = (id: string): unknown => {
     const file = Object.hasOwn(vendors, id) ? vendors[id] : undefined
     if (file === undefined) return nodeRequire(id)
-    if (!loaded.has(file)) loaded.set(file, load(file, require))
+    if (!loaded.has(file)) loaded.set(file, file.endsWith('.wasm') ? {[id]: {__esModule: true, default: read(file)}} : load(file, require))
     return loaded.get(file)![id]
   }
   return require
