@@ -32,6 +32,9 @@ const {Script} = require('node:vm')
 // compiling: the code cache is bound to the flags.
 setFlagsFromString('--wasm-tiering-budget=50000000')
 
+/** How a bundle the build wrapped already begins: it is compiled as it was read (scripts/build.mjs). */
+const WRAPPED = '(function (exports, require, module, __filename, __dirname) { '
+
 /**
  * Evaluates a bundle of dist/bundle as a CommonJS module of its own path (so that oclif, loading
  * its commands and hooks from it, finds this one instance), compiled with its code cache.
@@ -51,7 +54,7 @@ function loadBundle(name, bundleRequire = createRequire(join(root, 'dist', 'bund
   } catch {
     // No cache: compile.
   }
-  const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+  const script = new Script(source.startsWith(WRAPPED) ? source : Module.wrap(source), {filename: bundle, cachedData})
   // For the tests and the bench: which bundle ran, and whether V8 took its cache.
   if (process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache of ${name}: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
   const module = new Module(bundle)

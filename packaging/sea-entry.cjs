@@ -36,6 +36,9 @@ const root = process.execPath
 const bundles = join(root, 'dist', 'bundle')
 const nodeRequire = createRequire(join(bundles, 'gateway.cjs'))
 
+/** How a bundle the build wrapped already begins, as in bin/run.js: compiled as it is. */
+const WRAPPED = '(function (exports, require, module, __filename, __dirname) { '
+
 /**
  * Evaluates a bundle carried as an asset, as a CommonJS module of the path it has in a checkout,
  * compiled with its code cache (as bin/run.js does from disk). Its require is the one given.
@@ -53,7 +56,7 @@ function loadBundle(name, bundleRequire, report = true) {
   }
   // package.mjs checks that each cache was made for its bundle; checked again here, as bin/run.js does.
   const cachedData = key && cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n` ? cache.subarray(key.length + 1) : undefined
-  const script = new Script(Module.wrap(source), {filename: bundle, cachedData})
+  const script = new Script(source.startsWith(WRAPPED) ? source : Module.wrap(source), {filename: bundle, cachedData})
   if (report && process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache of ${name}: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
   const module = new Module(bundle)
   module.filename = bundle

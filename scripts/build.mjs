@@ -452,19 +452,28 @@ const slimUndici = {
 }
 
 /**
+ * How the fast path's bundles begin (`wrapped` below): as the function Node wraps a CommonJS module
+ * in, which bin/run.js then compiles as it is read, where Module.wrap() would join the text into a
+ * copy of it first (a copy of every bundle's text, in the young generation, on every run). The main
+ * bundle stays a plain module: Node may require it.
+ */
+const BUNDLE_WRAPPER = '(function (exports, require, module, __filename, __dirname) { '
+
+/**
  * Makes a bundle ASCII and ends it with its key. bin/run.js reads a bundle as Latin-1, some 3 ms
  * faster than decoding UTF-8, so it must be ASCII: esbuild escapes strings and identifiers, not
  * what is left in regular expressions and comments, which \u escapes mean the same in. Only
  * String.raw would see the difference. The key, of the content, lets bin/run.js offer V8 only a
  * code cache made for this very bundle (file times say nothing once npm has copied the files).
  */
-function finishBundle(path) {
+function finishBundle(path, {wrapped = false} = {}) {
   const code = readFileSync(path, 'utf8')
   for (const [raw] of code.matchAll(/String\.raw`[^`]*`/g)) {
     if (/[^\0-\x7f]/.test(raw)) throw new Error(`${relative(root, path)} has a String.raw template with characters outside ASCII: ${raw.slice(0, 80)}`)
   }
   const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
-  const ascii = code.replace(/[^\0-\x7f]/g, (char) => escape(char))
+  const escaped = code.replace(/[^\0-\x7f]/g, (char) => escape(char))
+  const ascii = wrapped ? `${BUNDLE_WRAPPER}${escaped}\n})` : escaped
   writeFileSync(path, `${ascii}\n//# gateway-bundle ${createHash('sha256').update(ascii).digest('hex').slice(0, 32)}\n`, 'ascii')
 }
 
@@ -539,12 +548,17 @@ finishBundle(bundle)
  */
 const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
 /**
- * Modules whose exports are bytes, which the fast bundles read from a file of dist/bundle as they
- * are (nothing to compile): undici's HTTP parser, which the client reads before it loads undici
- * (src/api/http-parser.ts). bin/run.js hands the fast path the file's bytes.
+ * Modules whose exports are bytes, which the fast path reads from a file of dist/bundle as they
+ * are, with nothing to compile: undici's HTTP parsers as WebAssembly (with SIMD, and without),
+ * which undici's vendor bundle would otherwise carry as 145 KB of base64 text, and which the client
+ * reads before it loads undici (src/api/http-parser.ts). bin/run.js hands over the file's bytes.
  */
-const RAW_VENDORS = {'undici/lib/llhttp/llhttp_simd-wasm.js': 'llhttp_simd.wasm'}
+const RAW_VENDORS = {'undici/lib/llhttp/llhttp_simd-wasm.js': 'llhttp_simd.wasm', 'undici/lib/llhttp/llhttp-wasm.js': 'llhttp.wasm'}
 const vendorOf = (specifier) => (Object.hasOwn(RAW_VENDORS, specifier) ? specifier : VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`)))
+const rawVendor = (specifier) => {
+  if (!vendorSpecifiers.has(specifier)) vendorSpecifiers.set(specifier, new Set([specifier]))
+  return {path: `${VENDOR_PREFIX}${specifier}`, external: true}
+}
 
 const fastTable = {}
 for (const {id, declines} of FAST_COMMANDS) {
@@ -567,6 +581,8 @@ const vendorExternal = {
     // copy, as the package itself would give them (an import of it from src/ is not CommonJS).
     builder.onLoad({filter: /.*/, namespace: 'gateway-vendor'}, ({path}) => {
       const external = JSON.stringify(`${VENDOR_PREFIX}${path}`)
+      // Bytes are handed over as they are: an import would copy them key by key into a module object.
+      if (Object.hasOwn(RAW_VENDORS, path)) return {contents: `export default require(${external})\n`, loader: 'js', resolveDir: root}
       return {contents: `import * as all from ${external}\nexport * from ${external}\nexport default all.default\n`, loader: 'js', resolveDir: root}
     })
   },
@@ -574,13 +590,10 @@ const vendorExternal = {
 for (const {id, entry} of FAST_COMMANDS) {
   const outfile = join(dirname(bundle), fastBundleName(id))
   await build({...cliBuild, plugins: [vendorExternal, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile})
-  finishBundle(outfile)
+  finishBundle(outfile, {wrapped: true})
 }
-for (const [name, specifiers] of vendorSpecifiers) {
-  if (Object.hasOwn(RAW_VENDORS, name)) {
-    writeFileSync(join(dirname(bundle), RAW_VENDORS[name]), require(name))
-    continue
-  }
+for (const [name, specifiers] of [...vendorSpecifiers]) {
+  if (Object.hasOwn(RAW_VENDORS, name)) continue
   const outfile = join(dirname(bundle), vendorBundleName(name))
   // Imported as ES modules, as the main bundle imports them (the same files, zod's English locale
   // alone), each offered as a module object marked as one, so that src/ gets its names and its
@@ -588,8 +601,20 @@ for (const [name, specifiers] of vendorSpecifiers) {
   const contents = [...specifiers]
     .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(`${VENDOR_PREFIX}${specifier}`)}}`])
     .join('\n')
-  await build({...cliBuild, stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
-  finishBundle(outfile)
+  // undici's own requires of its parsers' bytes go to the files beside the bundles.
+  const rawParsers = {
+    name: 'raw-parsers',
+    setup(builder) {
+      builder.onResolve({filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/}, ({path, importer}) =>
+        /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]/.test(importer) ? rawVendor(`undici/lib/llhttp/${path.slice('../llhttp/'.length)}`) : undefined,
+      )
+    },
+  }
+  await build({...cliBuild, plugins: [rawParsers, ...cliBuild.plugins], stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
+  finishBundle(outfile, {wrapped: true})
+}
+for (const specifier of Object.keys(RAW_VENDORS)) {
+  if (vendorSpecifiers.has(specifier)) writeFileSync(join(dirname(bundle), RAW_VENDORS[specifier]), require(specifier))
 }
 
 const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif

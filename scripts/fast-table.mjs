@@ -18,8 +18,8 @@ export const FAST_COMMANDS = [
 /** The file a fast command's bundle is built into, under dist/bundle. */
 export const fastBundleName = (id) => `fast-${id.replaceAll(':', '-')}.cjs`
 
-/** The file the fast bundles load a package (or one module of one) from, under dist/bundle. */
-export const vendorBundleName = (name) => `vendor-${name.split('/').at(-1).replace(/\.js$/, '')}.cjs`
+/** The file the fast bundles load a package from, under dist/bundle (bin/run.js words it the same). */
+export const vendorBundleName = (name) => `vendor-${name.replace('/', '-')}.cjs`
 
 /** Properties that only describe a flag in help and completion: they do not change a reading. */
 const DESCRIBING = new Set(['name', 'description', 'summary', 'helpGroup', 'helpValue', 'defaultHelp', 'hidden', 'input', 'noCacheDefault', 'helpLabel'])

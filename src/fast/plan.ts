@@ -127,7 +127,7 @@ export type LoadBundle = (name: string, require: (id: string) => unknown) => Rec
  * The require the fast bundles run with: a package they take from a vendor bundle (an id such as
  * `gateway-vendor:zod`, see scripts/build.mjs) from that bundle, which is evaluated when first
  * required, once; a module whose exports are bytes (a `.wasm` file) as the file's bytes, read
- * with `read`; anything else (Node's built-ins) from nodeRequire. `vendors` names each such id's
+ * with `read`, as the module itself exports them; anything else (Node's built-ins) from nodeRequire. `vendors` names each such id's
  * file, as the build wrote them; a bundle offers the package under the same id.
  */
 export function fastRequire(
@@ -140,7 +140,7 @@ export function fastRequire(
   const require = (id: string): unknown => {
     const file = Object.hasOwn(vendors, id) ? vendors[id] : undefined
     if (file === undefined) return nodeRequire(id)
-    if (!loaded.has(file)) loaded.set(file, file.endsWith('.wasm') ? {[id]: {__esModule: true, default: read(file)}} : load(file, require))
+    if (!loaded.has(file)) loaded.set(file, file.endsWith('.wasm') ? {[id]: read(file)} : load(file, require))
     return loaded.get(file)![id]
   }
   return require
