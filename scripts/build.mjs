@@ -156,7 +156,7 @@ function entrySource(commands, hooks) {
  */
 const UNDICI_SLIM = `
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
-import api from 'undici/lib/api/index.js'
+import apiRequest from 'undici/lib/api/api-request.js'
 import util from 'undici/lib/core/util.js'
 import globalDispatcher from 'undici/lib/global.js'
 export {default as Agent} from 'undici/lib/dispatcher/agent.js'
@@ -177,8 +177,15 @@ export const interceptors = {
   get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
 }
 
-// As undici's index does: every dispatcher answers request(), stream(), pipeline()...
-Object.assign(Dispatcher.prototype, api)
+// As undici's index does: every dispatcher answers request(), stream(), pipeline(), upgrade() and
+// connect(). The CLI calls request() alone: the others load their module when first called.
+Object.assign(Dispatcher.prototype, {
+  request: apiRequest,
+  stream(...args) { return require('undici/lib/api/api-stream.js').apply(this, args) },
+  pipeline(...args) { return require('undici/lib/api/api-pipeline.js').apply(this, args) },
+  upgrade(...args) { return require('undici/lib/api/api-upgrade.js').apply(this, args) },
+  connect(...args) { return require('undici/lib/api/api-connect.js').apply(this, args) },
+})
 
 /** undici's request(url, options): the URL split into origin and path, sent by options.dispatcher. */
 export function request(url, options = {}) {
