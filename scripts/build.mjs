@@ -309,7 +309,7 @@ PATCHES.push({
 })
 
 // undici compiles its WebAssembly HTTP parser when it opens its first connection, on the main
-// thread (some 12 ms before the first answer is read). The client starts compiling the same bytes
+// thread (a few milliseconds before the first answer is read). The client starts compiling the same bytes
 // on V8's background threads before its first request (src/api/http-parser.ts), while it reads its
 // token and loads undici, and leaves the module under this key; the first connection takes it when
 // it is ready, and compiles the parser itself, as before, when it is not.

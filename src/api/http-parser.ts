@@ -1,9 +1,10 @@
 /**
- * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles it on the main thread
- * when its first connection opens: some 12 ms of every short command. prepareHttpParser() starts
- * compiling the same bytes on V8's background threads instead, as soon as a command knows it will
- * send a request, while it reads its token and loads undici; the client waits for it before its
- * first request, by when it is mostly done. The module is left under a global key, where undici,
+ * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles the module on the main
+ * thread when its first connection opens (a few milliseconds of every short command; V8 compiles
+ * each of its functions when first called). prepareHttpParser() starts compiling the same bytes on
+ * V8's background threads instead, as soon as a command knows it will send a request, while it
+ * reads its token and loads undici; the client waits for it before its first request, by when it
+ * is mostly done. The module is left under a global key, where undici,
  * as the build patches it (scripts/build.mjs), takes it when it opens a connection; without the
  * patch (or when compiling failed) undici compiles its own, as it always does.
  */

@@ -127,8 +127,9 @@ export type LoadBundle = (name: string, require: (id: string) => unknown) => Rec
  * The require the fast bundles run with: a package they take from a vendor bundle (an id such as
  * `gateway-vendor:zod`, see scripts/build.mjs) from that bundle, which is evaluated when first
  * required, once; a module whose exports are bytes (a `.wasm` file) as the file's bytes, read
- * with `read`, as the module itself exports them; anything else (Node's built-ins) from nodeRequire. `vendors` names each such id's
- * file, as the build wrote them; a bundle offers the package under the same id.
+ * with `read`, as the module itself exports them; anything else (Node's built-ins) from
+ * nodeRequire. `vendors` names each such id's file, as the build wrote them; a bundle offers the
+ * package under the same id.
  */
 export function fastRequire(
   vendors: Record<string, string>,
