@@ -425,6 +425,20 @@ const patches = {
   },
 }
 
+/**
+ * The parser's bytes, for src/api/http-parser.ts: the module's exports are a Buffer, which an import
+ * would copy key by key (one per byte) into a module object; require() hands it over.
+ */
+const parserBytes = {
+  name: 'parser-bytes',
+  setup(builder) {
+    builder.onResolve({filter: /^undici\/lib\/llhttp\/llhttp_simd-wasm\.js$/}, ({path, importer}) =>
+      /[\\/]node_modules[\\/]/.test(importer) ? undefined : {path, namespace: 'parser-bytes'},
+    )
+    builder.onLoad({filter: /.*/, namespace: 'parser-bytes'}, ({path}) => ({contents: `export default require(${JSON.stringify(require.resolve(path))})`, resolveDir: root, loader: 'js'}))
+  },
+}
+
 const slimUndici = {
   name: 'slim-undici',
   setup(builder) {
@@ -441,12 +455,6 @@ const slimUndici = {
       return {path: 'undici', namespace: 'slim-undici'}
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
-    // The parser's bytes, for src/api/http-parser.ts: the module's exports are a Buffer, which an
-    // import would copy key by key (one per byte) into a module object; require() hands it over.
-    builder.onResolve({filter: /^undici\/lib\/llhttp\/llhttp_simd-wasm\.js$/}, ({path, importer}) =>
-      /[\\/]node_modules[\\/]/.test(importer) ? undefined : {path, namespace: 'llhttp-bytes'},
-    )
-    builder.onLoad({filter: /.*/, namespace: 'llhttp-bytes'}, ({path}) => ({contents: `export default require(${JSON.stringify(require.resolve(path))})`, resolveDir: root, loader: 'js'}))
     builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
       /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
     )
@@ -492,7 +500,8 @@ run(process.execPath, [binOf('typescript', 'tsc'), '-p', 'tsconfig.json'])
 
 // The answer contracts' shapes, which the client reads answers with before loading zod: written from
 // the contracts tsc just built, and tsc run again when they changed (see scripts/contract-shapes.mjs).
-const shapesFile = join(root, 'src', 'schemas', 'contract-shapes.ts')
+// The source must hold the file for tsc to build at all: the committed one is what the last build wrote.
+const shapesFile = join(root, 'src', 'schemas', 'contract-shapes.json')
 const shapesSource = await contractShapesSource(join(root, 'dist'))
 if (!existsSync(shapesFile) || readFileSync(shapesFile, 'utf8') !== shapesSource) {
   writeFileSync(shapesFile, shapesSource)
@@ -528,7 +537,7 @@ const cliBuild = {
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
-  plugins: [slimUndici, onDemand, patches],
+  plugins: [slimUndici, parserBytes, onDemand, patches],
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
@@ -640,7 +649,8 @@ finishBundle(join(dirname(bundle), 'plan.cjs'))
 
 /**
  * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one
- * ES module, so that the published package needs no dependencies installed beside it.
+ * ES module, so that the published package needs no dependencies installed beside it; with the
+ * same patches of undici as the CLI (no node:http, the parser compiled early, HTTP/2 on demand).
  */
 await build({
   entryPoints: [join(root, 'src', 'api', 'index.ts')],
@@ -649,6 +659,7 @@ await build({
   platform: 'node',
   target: 'node20',
   outfile: join(root, 'dist', 'library', 'index.js'),
+  plugins: [parserBytes, patches],
   // A bundled CommonJS module's require of a Node built-in, in an ES module.
   banner: {js: "import {createRequire as gatewayCreateRequire} from 'node:module'; const require = gatewayCreateRequire(import.meta.url);"},
   logLevel: 'warning',

@@ -1,10 +1,10 @@
-// The answer contracts' shapes (src/schemas/contract-shapes.ts), from the contracts as tsc built
+// The answer contracts' shapes (src/schemas/contract-shapes.json), from the contracts as tsc built
 // them (dist/schemas/records.js): what the client checks an answer against before it loads zod.
 // The build writes the file when it differs; test/schemas/quick.test.ts fails when it is stale.
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
-/** The source of contract-shapes.ts for the contracts in `dist` (tsc's output). */
+/** The text of contract-shapes.json for the contracts in `dist` (tsc's output): each shape by its contract's name, null where zod reads the answer alone. */
 export async function contractShapesSource(dist) {
   const {ANSWER_CONTRACTS} = await import(pathToFileURL(join(dist, 'schemas', 'records.js')).href)
   const {shapeOf} = await import(pathToFileURL(join(dist, 'schemas', 'quick.js')).href)
@@ -17,17 +17,7 @@ export async function contractShapesSource(dist) {
     }
     shapes[name] = shape
   }
-  return [
-    '// Written by the build (scripts/contract-shapes.mjs) from ANSWER_CONTRACTS in records.ts: do not edit.',
-    '// What the client checks an answer against without loading zod (see quick.ts); null or missing: zod reads it.',
-    "import type {AnswerContract} from './records.js'",
-    "import type {Shape} from './quick.js'",
-    '',
-    'export const CONTRACT_SHAPES: Partial<Record<AnswerContract, Shape | null>> = {',
-    ...Object.entries(shapes).map(([name, shape]) => `  ${name}: ${format(shape, '  ')},`),
-    '}',
-    '',
-  ].join('\n')
+  return `{\n${Object.entries(shapes).map(([name, shape]) => ` ${JSON.stringify(name)}: ${format(shape, ' ')}`).join(',\n')}\n}\n`
 }
 
 function sameValue(a, b) {
@@ -37,16 +27,17 @@ function sameValue(a, b) {
   return Array.isArray(a) === Array.isArray(b) && Object.keys(a).length === keys.length && keys.every((key) => Object.hasOwn(a, key) && sameValue(a[key], b[key]))
 }
 
-/** A shape as TypeScript: an object's fields one to a line, everything else as JSON. */
+
+/** A shape as JSON, an object's fields one to a line. */
 function format(shape, indent) {
   if (shape === null || typeof shape !== 'object') return JSON.stringify(shape)
   const [kind, inner] = Object.entries(shape)[0]
   if (kind === 'object') {
-    if (inner.length === 0) return '{object: []}'
-    const inside = `${indent}  `
-    return `{object: [\n${inner.map(([name, field]) => `${inside}[${JSON.stringify(name)}, ${format(field, inside)}],\n`).join('')}${indent}]}`
+    if (inner.length === 0) return '{"object": []}'
+    const inside = `${indent} `
+    return `{"object": [\n${inner.map(([name, field]) => `${inside}[${JSON.stringify(name)}, ${format(field, inside)}]`).join(',\n')}\n${indent}]}`
   }
-  if (kind === 'union') return `{union: [${inner.map((option) => format(option, indent)).join(', ')}]}`
-  if (kind === 'literal' || kind === 'enum') return `{${kind}: ${JSON.stringify(inner)}}`
-  return `{${kind}: ${format(inner, indent)}}`
+  if (kind === 'union') return `{"union": [${inner.map((option) => format(option, indent)).join(', ')}]}`
+  if (kind === 'literal' || kind === 'enum') return `{"${kind}": ${JSON.stringify(inner)}}`
+  return `{"${kind}": ${format(inner, indent)}}`
 }

@@ -1,7 +1,7 @@
 import {isReplay, type GatewayClient, type QueryValue} from './client.js'
 import {NoRecordError, UnavailableError} from './errors.js'
-import {CONTRACT_SHAPES} from '../schemas/contract-shapes.js'
-import {checkOf, type QuickCheck} from '../schemas/quick.js'
+import shapes from '../schemas/contract-shapes.json' with {type: 'json'}
+import {checkOf, type QuickCheck, type Shape} from '../schemas/quick.js'
 import type {AnswerContract} from '../schemas/records.js'
 import type {DepositQuery} from '../schemas/deposit.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
@@ -27,11 +27,13 @@ const DEPOSIT_PAGE: Contract = {name: 'depositPage', what: 'a page of deposits'}
 const CREATED: Contract = {name: 'created', what: 'a transaction', once: true}
 const WITHDRAWAL: Contract = {name: 'withdrawal', what: 'a withdrawal', once: true}
 
+/** Each answer contract's shape, written by the build from the contract (null: zod reads the answer alone). */
+const CONTRACT_SHAPES = shapes as Partial<Record<AnswerContract, Shape | null>>
 const quickChecks = new Map<AnswerContract, QuickCheck | null>()
 
 /**
  * The first reason an answer fails its contract, or undefined when it holds to it. The answer is
- * first read against the contract's shape, written by the build (contract-shapes.ts), which needs
+ * first read against the contract's shape, written by the build (contract-shapes.json), which needs
  * nothing of zod: zod, and the contracts themselves, are loaded only for an answer the shape does
  * not accept (or a contract without one), to read it again and say what is wrong in its words.
  */

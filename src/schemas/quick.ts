@@ -26,7 +26,7 @@ const definitionOf = (schema: z.ZodType) => (schema as unknown as {_zod: {def: D
 /**
  * What a quick check reads, as plain data: made from a zod contract by shapeOf, and turned into a
  * predicate by checkOf, which needs nothing of zod. The build writes the answer contracts' shapes
- * into contract-shapes.ts, so that a command reads an answer without loading zod at all unless the
+ * into contract-shapes.json, so that a command reads an answer without loading zod at all unless the
  * answer fails its check.
  */
 export type Shape =

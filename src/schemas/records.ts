@@ -142,7 +142,7 @@ export const createTransactionAnswerSchema = createTransactionResponseSchema.ext
 export const withdrawAnswerSchema = z.object({id: z.string(), externalCode: z.string().optional(), amount: z.number(), status: z.string()})
 
 /**
- * The answers the client reads, by name: the build writes each one's shape into contract-shapes.ts
+ * The answers the client reads, by name: the build writes each one's shape into contract-shapes.json
  * (see quick.ts), which the client checks an answer against before it loads zod at all.
  */
 export const ANSWER_CONTRACTS = {

@@ -2,10 +2,13 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {CONTRACT_SHAPES} from '../../src/schemas/contract-shapes.js'
-import {checkOf, quickCheck, shapeOf} from '../../src/schemas/quick.js'
-import {ANSWER_CONTRACTS, contractProblem, createTransactionAnswerSchema, depositPageAnswerSchema, transactionAnswerSchema, withdrawAnswerSchema} from '../../src/schemas/records.js'
+import shapes from '../../src/schemas/contract-shapes.json' with {type: 'json'}
+import {checkOf, quickCheck, shapeOf, type Shape} from '../../src/schemas/quick.js'
+import {ANSWER_CONTRACTS, contractProblem, type AnswerContract, createTransactionAnswerSchema, depositPageAnswerSchema, transactionAnswerSchema, withdrawAnswerSchema} from '../../src/schemas/records.js'
 import {startTestSandbox, tokenFor, type Sandbox} from '../helpers/sandbox.js'
+
+/** The shapes the build wrote (src/schemas/contract-shapes.json), as the client reads them. */
+const CONTRACT_SHAPES = shapes as Partial<Record<AnswerContract, Shape | null>>
 
 /** A copy of a JSON value with the value at one path replaced (or its key removed, when `to` is undefined). */
 function mutate(value: unknown, path: readonly (string | number)[], to: unknown): unknown {
@@ -46,7 +49,7 @@ describe('quick contract checks', () => {
   it('are written by the build for every answer contract, as the contracts are today (run npm run build when this fails)', () => {
     expect(Object.keys(CONTRACT_SHAPES).sort()).toEqual(Object.keys(ANSWER_CONTRACTS).sort())
     for (const [name, schema] of Object.entries(ANSWER_CONTRACTS)) {
-      const shape = CONTRACT_SHAPES[name as keyof typeof ANSWER_CONTRACTS]
+      const shape = CONTRACT_SHAPES[name as AnswerContract]
       expect(shape, name).toBeTruthy()
       expect(shape, name).toEqual(shapeOf(schema))
     }
