@@ -2,13 +2,16 @@
  * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles the module on the main
  * thread when its first connection opens (a few milliseconds of every short command; V8 compiles
  * each of its functions when first called). prepareHttpParser() starts compiling the same bytes on
- * V8's background threads instead, as soon as a command knows it will send a request, while it
- * reads its token and loads undici; the client waits for it before its first request, by when it
- * is mostly done. The module is left under a global key, where undici,
+ * V8's background threads instead, as soon as a command knows it will send a request (a lookup on
+ * the fast path: before the rest of its bundle is evaluated), while it reads its token and loads
+ * undici; the client waits for it before its first request, by when it is mostly done. The module is left under a global key, where undici,
  * as the build patches it (scripts/build.mjs), takes it when it opens a connection; without the
  * patch (or when compiling failed) undici compiles its own, as it always does.
  */
 import type {Buffer} from 'node:buffer'
+
+// The bytes only (no compiling): a file read in the fast path, a base64 text in the main bundle.
+import bytes from 'undici/lib/llhttp/llhttp_simd-wasm.js'
 
 const KEY = Symbol.for('gateway.llhttp')
 
@@ -29,8 +32,7 @@ export function prepareHttpParser(): Promise<void> {
     const skip = process.env.UNDICI_NO_WASM_SIMD === '1' || process.arch === 'ppc64'
     const slot: Slot = {ready: Promise.resolve()}
     if (!skip) {
-      slot.ready = import('undici/lib/llhttp/llhttp_simd-wasm.js')
-        .then(({default: bytes}) => (globalThis as unknown as {WebAssembly: Wasm}).WebAssembly.compile(bytes))
+      slot.ready = (globalThis as unknown as {WebAssembly: Wasm}).WebAssembly.compile(bytes)
         .then(
           (module) => {
             slot.module = module

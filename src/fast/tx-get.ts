@@ -1,4 +1,5 @@
 // `tx get` on the fast path: its bundle's entry.
+import './prepare-http.js'
 import '../cli/no-passwd.js'
 
 import {runTxGet, type TxGetFlags} from '../tx/get.js'
