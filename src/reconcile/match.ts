@@ -72,10 +72,15 @@ export interface ReconcileSummary {
 
 const paidOf = (deposit: Deposit) => deposit.amountPaid ?? deposit.amount
 
+/** What is kept of a deposit while the walk goes on: what names it and its money, and its code. */
+export interface KeptDeposit extends SeenDeposit {
+  externalCode: string | null
+}
+
 /** Collects deposits against the expected rows, one page at a time; then answers the rows. */
 export class Reconciler {
-  private readonly matches = new Map<ExpectedRow, SeenDeposit[]>()
-  private readonly unknownDeposits: Array<SeenDeposit & {externalCode: string | null}> = []
+  private readonly matches = new Map<ExpectedRow, KeptDeposit[]>()
+  private readonly unknownDeposits: KeptDeposit[] = []
   private readonly seen = new Set<string>()
   /** Deposits taken (each once). */
   deposits = 0
@@ -88,32 +93,49 @@ export class Reconciler {
     private readonly nowMs: number,
   ) {}
 
-  add(deposits: readonly Deposit[]): void {
-    for (const deposit of deposits) {
-      if (this.seen.has(deposit.id)) {
-        this.repeated += 1
-        continue
-      }
-      this.seen.add(deposit.id)
-      this.deposits += 1
+  /**
+   * What matching keeps of a page's deposits, made as soon as the page arrives, so that the
+   * records themselves are dropped young and a page waiting its turn holds little.
+   */
+  prepare(deposits: readonly Deposit[]): KeptDeposit[] {
+    const kept: KeptDeposit[] = new Array(deposits.length)
+    for (let index = 0; index < deposits.length; index += 1) {
+      const deposit = deposits[index]
       const expiration = deposit.pixResponse?.expirationDate
-      const kept: SeenDeposit = {
+      kept[index] = {
         id: deposit.id,
         status: deposit.status,
         amount: deposit.status === 'PAID' ? paidOf(deposit) : deposit.amount,
         createdAt: deposit.createdAt,
         expired: expiration !== undefined && Date.parse(expiration) < this.nowMs,
+        externalCode: deposit.externalCode ?? null,
       }
-      const code = deposit.externalCode
-      const row = code === undefined ? undefined : this.byCode.get(code)
+    }
+    return kept
+  }
+
+  /** Takes a page's deposits, as prepare made them, in the listing's order. */
+  take(deposits: readonly KeptDeposit[]): void {
+    for (const kept of deposits) {
+      if (this.seen.has(kept.id)) {
+        this.repeated += 1
+        continue
+      }
+      this.seen.add(kept.id)
+      this.deposits += 1
+      const row = kept.externalCode === null ? undefined : this.byCode.get(kept.externalCode)
       if (!row) {
-        this.unknownDeposits.push({...kept, externalCode: code ?? null})
+        this.unknownDeposits.push(kept)
         continue
       }
       const list = this.matches.get(row)
       if (list) list.push(kept)
       else this.matches.set(row, [kept])
     }
+  }
+
+  add(deposits: readonly Deposit[]): void {
+    this.take(this.prepare(deposits))
   }
 
   /** The class of one expected row, from the deposits of its code. */
@@ -198,7 +220,7 @@ export class Reconciler {
 }
 
 /** Deposits newest first (the listing's order breaks ties). */
-function newestFirst(deposits: SeenDeposit[]): SeenDeposit[] {
+function newestFirst<T extends SeenDeposit>(deposits: T[]): T[] {
   if (deposits.length < 2) return deposits
   return deposits
     .map((deposit, index) => ({deposit, index, at: Date.parse(deposit.createdAt)}))

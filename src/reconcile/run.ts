@@ -93,17 +93,23 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
   const asDocument = ctx.globals.json && !options.output
   const format: OutputFormat = asDocument ? 'json' : ((options.output as OutputFormat | undefined) ?? 'table')
 
-  // 3. Every deposit of the window, page by page, each matched as it comes.
+  // 3. Every deposit of the window, page by page, each matched as it comes. The walk is that of
+  // `deposits list --all`, with the same settings of V8 for a long walk (set after the file is read:
+  // they keep the heap small, at the cost of more collections while the rows are being built).
+  const {leanHeapForLongWalk, tierUpLessOften, WARM_PAGES} = await import('../output/stream.js')
+  await leanHeapForLongWalk()
   const api = await ctx.api()
-  const {walkDeposits} = await import('../api/paging.js')
+  const {walkPages} = await import('../api/paging.js')
   const reconciler = new Reconciler(file.rows, file.byCode, ctx.now())
   const progress = ctx.io.spinner
   let signal: NodeJS.Signals | undefined
   void ctx.interrupted().then((name) => {
     signal = name
   })
-  for await (const page of walkDeposits(api, query, {concurrency: options.concurrency})) {
-    reconciler.add(page.data)
+  // Each page is made what matching keeps of it as soon as it arrives.
+  for await (const page of walkPages(api, query, {concurrency: options.concurrency, prepare: (records) => reconciler.prepare(records)})) {
+    if (page.currentPage === WARM_PAGES) await tierUpLessOften()
+    reconciler.take(page.records)
     if (progress) ctx.io.stderr.write(`\r\u001B[2KFetched page ${page.currentPage} of ${page.totalPages} (${reconciler.deposits} deposits)`)
     if (signal) break
   }
