@@ -75,6 +75,7 @@ const paidOf = (deposit: Deposit) => deposit.amountPaid ?? deposit.amount
 
 /** What is kept of a deposit while the walk goes on: what names it and its money, and its code. */
 export interface KeptDeposit extends SeenDeposit {
+  /** Its code, until it is matched: then the row has it, and the deposit lets it go. */
   externalCode: string | null
 }
 
@@ -168,6 +169,7 @@ export class Reconciler {
         this.unknownDeposits.push(kept)
         continue
       }
+      kept.externalCode = null
       const earlier = this.matches[row.line]
       if (earlier === undefined) this.matches[row.line] = kept
       else if (Array.isArray(earlier)) earlier.push(kept)
