@@ -24,7 +24,7 @@ export interface SeenDeposit {
   /** What it was paid (amountPaid, else amount), in cents, when PAID; its amount otherwise. */
   amount: number
   createdAt: string
-  /** A QR code past its expiration date. */
+  /** Open, with a QR code past its expiration date (the only deposits whose expiry is shown). */
   expired: boolean
 }
 
@@ -142,7 +142,8 @@ export class Reconciler {
     const kept: KeptDeposit[] = new Array(deposits.length)
     for (let index = 0; index < deposits.length; index += 1) {
       const deposit = deposits[index]
-      const expiration = deposit.pixResponse?.expirationDate
+      // Only an open deposit's expiry is ever shown.
+      const expiration = OPEN_STATUSES.has(deposit.status) ? deposit.pixResponse?.expirationDate : undefined
       kept[index] = {
         id: deposit.id,
         status: deposit.status,
