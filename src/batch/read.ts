@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 
-import {parse} from 'csv-parse'
+import {type Options, Parser} from 'csv-parse'
 
 import {UsageError} from '../cli/errors.js'
 import {LIMITS} from '../schemas/enums.js'
@@ -48,7 +48,7 @@ export interface BatchSummary {
    * SHA-256 (hex) of the rows' content: each row's fields as canonical JSON (keys sorted), in
    * order. The same data is the same batch however the file is laid out (line endings, quoting,
    * blank lines, column order, a BOM); any change to a value is a new batch. Meaningless when
-   * the file has problems: such a batch is never sent.
+   * the file has problems: such a batch is never sent. Empty when not asked for (`hash: false`).
    */
   sha256: string
 }
@@ -67,6 +67,8 @@ export interface ReadBatchOptions {
   delimiter?: ',' | ';' | '\t'
   /** Field names in kebab case (default true). */
   normalizeNames?: boolean
+  /** Compute the content hash (default true); without it the summary's sha256 is empty. */
+  hash?: boolean
 }
 
 /** A batch with more rows than allowed; it was not read to its end. */
@@ -101,6 +103,10 @@ function canonical(value: BatchValue): string {
 /** Line breaks in text: CRLF, LF and a lone CR each count once. */
 function lineBreaks(text: string): number {
   let count = 0
+  if (!text.includes('\r')) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count += 1
+    return count
+  }
   for (let index = 0; index < text.length; index += 1) {
     const char = text.charCodeAt(index)
     if (char === 10) count += 1
@@ -207,8 +213,8 @@ const CSV_MESSAGES: Record<string, string> = {
 }
 
 /**
- * Tracks where each record starts. csv-parse reports, with each record, the byte offset where it
- * ends (`context.bytes`); the bytes between two records are the record with the blank lines
+ * Tracks where each record starts. csv-parse counts, with each record, the bytes read up to where
+ * it ends (`info.bytes`); the bytes between two records are the record with the blank lines
  * before it, so its first line is the first one that is not blank. Line breaks are single bytes
  * in UTF-8, so the bytes are scanned as they are, never copied.
  */
@@ -226,19 +232,7 @@ class LineTracker {
 
   /** The line where the record ending at byte offset `end` starts; moves past it. */
   take(end: number): number {
-    let leading = true
-    let blankBreaks = 0
-    let breaks = 0
-    this.scan(end, (byte, next) => {
-      const isBreak = byte === 10 || (byte === 13 && next !== 10)
-      if (isBreak) breaks += 1
-      if (leading) {
-        if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) leading = false
-        else if (isBreak) blankBreaks += 1
-      }
-    })
-    const start = this.line + blankBreaks
-    this.line += breaks
+    const start = this.line + this.scan(end, true)
     this.cursor = end
     this.forget()
     return start
@@ -246,30 +240,41 @@ class LineTracker {
 
   /** The line where the bytes not yet taken start, blank lines skipped. */
   next(): number {
-    let blankBreaks = 0
-    let leading = true
-    this.scan(Infinity, (byte, next) => {
-      if (!leading) return
-      if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) leading = false
-      else if (byte === 10 || (byte === 13 && next !== 10)) blankBreaks += 1
-    })
-    return this.line + blankBreaks
+    return this.line + this.scan(Infinity, false)
   }
 
-  /** Calls `visit` for each byte from the cursor up to `end`, with the byte after it (or -1). */
-  private scan(end: number, visit: (byte: number, next: number) => void): void {
+  /**
+   * The line breaks among the blank bytes (space, tab, CR, LF) from the cursor up to the first
+   * other byte or `end`; when `count` is set, every line break up to `end` is also added to
+   * this.line. A CR counts unless a LF follows it (CRLF is one break).
+   */
+  private scan(end: number, count: boolean): number {
+    let blankBreaks = 0
+    let leading = true
+    let breaks = 0
     let offset = this.base
-    for (let index = 0; index < this.chunks.length; index += 1) {
-      const chunk = this.chunks[index]
+    const {chunks} = this
+    for (let index = 0; index < chunks.length; index += 1) {
+      const chunk = chunks[index]
       const from = Math.max(0, this.cursor - offset)
       const to = Math.min(chunk.length, end - offset)
       for (let at = from; at < to; at += 1) {
-        const next = at + 1 < chunk.length ? chunk[at + 1] : (this.chunks[index + 1]?.[0] ?? -1)
-        visit(chunk[at], next)
+        const byte = chunk[at]
+        let isBreak = byte === 10
+        if (byte === 13) isBreak = (at + 1 < chunk.length ? chunk[at + 1] : (chunks[index + 1]?.[0] ?? -1)) !== 10
+        if (isBreak) breaks += 1
+        if (leading) {
+          if (byte !== 32 && byte !== 9 && byte !== 10 && byte !== 13) {
+            leading = false
+            if (!count) return blankBreaks
+          } else if (isBreak) blankBreaks += 1
+        }
       }
       offset += chunk.length
       if (offset >= end) break
     }
+    if (count) this.line += breaks
+    return blankBreaks
   }
 
   /** Drops the chunks wholly before the cursor. */
@@ -281,32 +286,53 @@ class LineTracker {
   }
 }
 
+/**
+ * csv-parse's parser, handing each record on as it is parsed, with the bytes read up to its end
+ * (`info.bytes`). Its `on_record` option would do the same, but builds a context object for every
+ * record (a copy of `info` and more), which cost as much as the parsing of short rows.
+ */
+class RecordParser extends Parser {
+  constructor(
+    options: Options,
+    private readonly onRecord: (record: string[], bytes: number) => void,
+  ) {
+    super(options)
+  }
+
+  override push(record: unknown, encoding?: BufferEncoding): boolean {
+    if (record === null) return super.push(null, encoding)
+    this.onRecord(record as string[], this.info.bytes)
+    return true
+  }
+}
+
 interface Reader {
   rows: number
-  hash: ReturnType<typeof createHash>
+  /** Undefined when the content hash was not asked for. */
+  hash?: ReturnType<typeof createHash>
   normalize: (name: string) => string
 }
 
 type CsvEvent = {record: string[]; bytes: number} | {error: {code?: string; message: string}}
 
-async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, reader: Reader): AsyncGenerator<BatchEntry> {
+/** The entries of a CSV file, a list at a time: those each chunk of text completes. */
+async function* csvPieces(text: AsyncGenerator<string>, delimiter: string, reader: Reader): AsyncGenerator<BatchEntry[]> {
   // csv-parse's callbacks report records and errors synchronously, in file order, while a chunk
   // is written; a stream's own error would discard the records still buffered before it.
   const events: CsvEvent[] = []
-  const parser = parse({
-    delimiter,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    trim: true,
-    skip_records_with_error: true,
-    on_record: (record: string[], context) => {
-      events.push({record, bytes: context.bytes})
-      return null
+  const parser = new RecordParser(
+    {
+      delimiter,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      trim: true,
+      skip_records_with_error: true,
+      on_skip: (error) => {
+        if (error) events.push({error})
+      },
     },
-    on_skip: (error) => {
-      if (error) events.push({error})
-    },
-  })
+    (record, bytes) => events.push({record, bytes}),
+  )
   parser.on('error', (error: Error & {code?: string}) => events.push({error}))
   parser.resume()
   const ended = new Promise<void>((resolve) => {
@@ -314,16 +340,22 @@ async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, read
   })
   const lines = new LineTracker()
   let header: string[] | undefined
+  /** The header's columns in the order of their sorted names, and each name as JSON, for the hash. */
+  let sorted: number[] = []
+  let quoted: string[] = []
   let stopped = false
 
-  function* drain(): Generator<BatchEntry> {
-    while (events.length > 0 && !stopped) {
-      const event = events.shift()!
+  /** The entries of the events so far. */
+  function drain(): BatchEntry[] {
+    const out: BatchEntry[] = []
+    let index = 0
+    for (; index < events.length && !stopped; index += 1) {
+      const event = events[index]
       if ('error' in event) {
         // A broken quote leaves the rest of the file unreadable: reported at the row it is in.
         stopped = true
-        yield {kind: 'problem', line: lines.next(), message: (event.error.code && CSV_MESSAGES[event.error.code]) || event.error.message}
-        return
+        out.push({kind: 'problem', line: lines.next(), message: (event.error.code && CSV_MESSAGES[event.error.code]) || event.error.message})
+        break
       }
       const {record, bytes} = event
       const line = lines.take(bytes)
@@ -339,25 +371,42 @@ async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, read
         })
         if (problems.length > 0) {
           stopped = true
-          for (const problem of problems) yield {kind: 'problem', ...problem}
-          return
+          for (const problem of problems) out.push({kind: 'problem', ...problem})
+          break
         }
         header = names
+        sorted = names.map((_, index) => index).sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0))
+        quoted = names.map((name) => `${JSON.stringify(name)}:`)
         continue
       }
       if (record.length !== header.length) {
-        yield {kind: 'problem', line, message: `has ${record.length} fields; the header has ${header.length}`}
+        out.push({kind: 'problem', line, message: `has ${record.length} fields; the header has ${header.length}`})
         continue
       }
-      // fromEntries: a column named __proto__ is a field like any other.
-      const columns = header
-      const fields: Record<string, BatchValue> = Object.fromEntries(
-        columns.flatMap((name, index): Array<[string, BatchValue]> => (record[index] === '' ? [] : [[name, record[index]]])),
-      )
+      const fields: Record<string, BatchValue> = {}
+      for (let index = 0; index < header.length; index += 1) {
+        const value = record[index]
+        if (value === '') continue
+        const name = header[index]
+        // Defined, not assigned: a column named __proto__ is a field like any other.
+        if (name === '__proto__') Object.defineProperty(fields, name, {value, enumerable: true, writable: true, configurable: true})
+        else fields[name] = value
+      }
       reader.rows += 1
-      reader.hash.update(`${canonical(fields)}\n`)
-      yield {kind: 'row', line, row: reader.rows, fields}
+      if (reader.hash) {
+        // canonical(fields), with the header's names sorted and quoted once: every value is text.
+        let text = '{'
+        for (const index of sorted) {
+          const value = record[index]
+          if (value === '') continue
+          text += `${text.length > 1 ? ',' : ''}${quoted[index]}${JSON.stringify(value)}`
+        }
+        reader.hash.update(`${text}}\n`)
+      }
+      out.push({kind: 'row', line, row: reader.rows, fields})
     }
+    events.splice(0, index)
+    return out
   }
 
   try {
@@ -366,21 +415,24 @@ async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, read
         const bytes = Buffer.from(chunk, 'utf8')
         lines.push(bytes)
         parser.write(bytes)
-        yield* drain()
+        const piece = drain()
+        if (piece.length > 0) yield piece
         if (stopped) return
       }
     } catch (error) {
       if (!(error instanceof EncodingProblem)) throw error
       parser.end()
       await ended
-      yield* drain()
-      if (!stopped) yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+      const piece = drain()
+      if (!stopped) piece.push({kind: 'problem', line: error.line, message: `the file ${error.message}`})
+      if (piece.length > 0) yield piece
       return
     }
     parser.end()
     await ended
-    yield* drain()
-    if (!header && !stopped) yield {kind: 'problem', line: 1, message: 'the file is empty: it needs a header line and a line per row'}
+    const piece = drain()
+    if (!header && !stopped) piece.push({kind: 'problem', line: 1, message: 'the file is empty: it needs a header line and a line per row'})
+    if (piece.length > 0) yield piece
   } finally {
     if (!parser.destroyed) parser.destroy()
   }
@@ -390,31 +442,29 @@ async function* csvEntries(text: AsyncGenerator<string>, delimiter: string, read
 // NDJSON
 // ---------------------------------------------------------------------------------------------
 
-async function* ndjsonEntries(text: AsyncGenerator<string>, reader: Reader): AsyncGenerator<BatchEntry> {
+/** The entries of an NDJSON file, a list at a time: those each chunk of text completes. */
+async function* ndjsonPieces(text: AsyncGenerator<string>, reader: Reader): AsyncGenerator<BatchEntry[]> {
   let buffer = ''
   let line = 0
-  function* lineEntry(raw: string): Generator<BatchEntry> {
+  function lineEntry(raw: string): BatchEntry | undefined {
     line += 1
     const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-    if (content.trim() === '') return
+    if (content.trim() === '') return undefined
     let value: unknown
     try {
       value = JSON.parse(content)
     } catch (error) {
-      yield {kind: 'problem', line, message: `is not valid JSON: ${(error as Error).message}`}
-      return
+      return {kind: 'problem', line, message: `is not valid JSON: ${(error as Error).message}`}
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      yield {kind: 'problem', line, message: 'must be a JSON object, one per line'}
-      return
+      return {kind: 'problem', line, message: 'must be a JSON object, one per line'}
     }
     const entries: Array<[string, BatchValue]> = []
     const from = new Map<string, string>()
     for (const [key, field] of Object.entries(value as Record<string, BatchValue>)) {
       const name = reader.normalize(key)
       if (from.has(name)) {
-        yield {kind: 'problem', line, field: name, message: `names ${name} twice ("${from.get(name)}" and "${key}")`}
-        return
+        return {kind: 'problem', line, field: name, message: `names ${name} twice ("${from.get(name)}" and "${key}")`}
       }
       from.set(name, key)
       entries.push([name, field])
@@ -422,37 +472,45 @@ async function* ndjsonEntries(text: AsyncGenerator<string>, reader: Reader): Asy
     // fromEntries: a key named __proto__ is a field like any other.
     const fields: Record<string, BatchValue> = Object.fromEntries(entries)
     reader.rows += 1
-    reader.hash.update(`${canonical(fields)}\n`)
-    yield {kind: 'row', line, row: reader.rows, fields}
+    reader.hash?.update(`${canonical(fields)}\n`)
+    return {kind: 'row', line, row: reader.rows, fields}
   }
   try {
     for await (const chunk of text) {
       buffer += chunk
       let from = 0
+      const piece: BatchEntry[] = []
       for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n', from)) {
-        yield* lineEntry(buffer.slice(from, newline))
+        const entry = lineEntry(buffer.slice(from, newline))
+        if (entry) piece.push(entry)
         from = newline + 1
       }
       buffer = buffer.slice(from)
+      if (piece.length > 0) yield piece
     }
   } catch (error) {
     if (!(error instanceof EncodingProblem)) throw error
-    yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
+    yield [{kind: 'problem', line: error.line, message: `the file ${error.message}`}]
     return
   }
-  if (buffer !== '') yield* lineEntry(buffer)
+  const last = buffer === '' ? undefined : lineEntry(buffer)
+  if (last) yield [last]
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------------------------
 
+const digest = (reader: Reader) => reader.hash?.digest('hex') ?? ''
+
 /**
  * Reads a batch file from a string, bytes, or a stream (stdin), yielding its rows and its
- * problems in file order. The generator's return value (when iterated by hand) is the summary.
+ * problems in file order, a list at a time (those each chunk of the input completes): a file of
+ * many short rows is read without a turn of the event loop per row. The generator's return value
+ * (when iterated by hand) is the summary.
  */
-export async function* readBatchEntries(input: BatchInput, options: ReadBatchOptions = {}): AsyncGenerator<BatchEntry, BatchSummary> {
-  const reader: Reader = {rows: 0, hash: createHash('sha256'), normalize: options.normalizeNames === false ? (name) => name.trim() : kebabName}
+export async function* readBatchPieces(input: BatchInput, options: ReadBatchOptions = {}): AsyncGenerator<BatchEntry[], BatchSummary> {
+  const reader: Reader = {rows: 0, hash: options.hash === false ? undefined : createHash('sha256'), normalize: options.normalizeNames === false ? (name) => name.trim() : kebabName}
   let format: BatchFormat = options.format ?? 'csv'
   let text = textOf(input)
   try {
@@ -462,22 +520,22 @@ export async function* readBatchEntries(input: BatchInput, options: ReadBatchOpt
     const first = head.trimStart()[0]
     if (options.format === undefined) {
       if (first === undefined) {
-        yield {kind: 'problem', line: 1, message: 'the file is empty: it needs CSV with a header line, or NDJSON'}
-        return {format, count: 0, sha256: reader.hash.digest('hex')}
+        yield [{kind: 'problem', line: 1, message: 'the file is empty: it needs CSV with a header line, or NDJSON'}]
+        return {format, count: 0, sha256: digest(reader)}
       }
       if (first === '[') {
-        yield {kind: 'problem', line: lineBreaks(head.slice(0, head.indexOf('['))) + 1, message: 'a JSON array is not NDJSON: write one JSON object per line'}
-        return {format: 'ndjson', count: 0, sha256: reader.hash.digest('hex')}
+        yield [{kind: 'problem', line: lineBreaks(head.slice(0, head.indexOf('['))) + 1, message: 'a JSON array is not NDJSON: write one JSON object per line'}]
+        return {format: 'ndjson', count: 0, sha256: digest(reader)}
       }
       format = first === '{' ? 'ndjson' : 'csv'
     }
   } catch (error) {
     if (!(error instanceof EncodingProblem)) throw error
-    yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
-    return {format, count: 0, sha256: reader.hash.digest('hex')}
+    yield [{kind: 'problem', line: error.line, message: `the file ${error.message}`}]
+    return {format, count: 0, sha256: digest(reader)}
   }
   if (format === 'ndjson') {
-    yield* ndjsonEntries(text, reader)
+    yield* ndjsonPieces(text, reader)
   } else {
     let delimiter = options.delimiter
     if (!delimiter) {
@@ -487,14 +545,29 @@ export async function* readBatchEntries(input: BatchInput, options: ReadBatchOpt
         ;({head, rest: text} = await peek(text, (start) => /\S[^\r\n]*[\r\n]/.test(start)))
       } catch (error) {
         if (!(error instanceof EncodingProblem)) throw error
-        yield {kind: 'problem', line: error.line, message: `the file ${error.message}`}
-        return {format, count: 0, sha256: reader.hash.digest('hex')}
+        yield [{kind: 'problem', line: error.line, message: `the file ${error.message}`}]
+        return {format, count: 0, sha256: digest(reader)}
       }
       delimiter = detectDelimiter(head.trimStart().split(/\r\n|\n|\r/)[0] ?? '')
     }
-    yield* csvEntries(text, delimiter, reader)
+    yield* csvPieces(text, delimiter, reader)
   }
-  return {format, count: reader.rows, sha256: reader.hash.digest('hex')}
+  return {format, count: reader.rows, sha256: digest(reader)}
+}
+
+/** readBatchPieces, an entry at a time. */
+export async function* readBatchEntries(input: BatchInput, options: ReadBatchOptions = {}): AsyncGenerator<BatchEntry, BatchSummary> {
+  const pieces = readBatchPieces(input, options)
+  try {
+    for (;;) {
+      const next = await pieces.next()
+      if (next.done) return next.value
+      yield* next.value
+    }
+  } finally {
+    // Stopped early by its reader: the file is closed all the same.
+    await pieces.return(undefined as never)
+  }
 }
 
 /**
@@ -505,20 +578,21 @@ export async function readBatch(input: BatchInput, options: ReadBatchOptions & {
   const maxRows = options.maxRows ?? MAX_BATCH_ROWS
   const rows: BatchRow[] = []
   const problems: BatchProblem[] = []
-  const entries = readBatchEntries(input, options)
+  const pieces = readBatchPieces(input, options)
   for (;;) {
-    const next = await entries.next()
+    const next = await pieces.next()
     if (next.done) return {...next.value, rows, problems}
-    const {kind, ...entry} = next.value
-    if (kind === 'problem') {
-      problems.push(entry as BatchProblem)
-      continue
+    for (const {kind, ...entry} of next.value) {
+      if (kind === 'problem') {
+        problems.push(entry as BatchProblem)
+        continue
+      }
+      if (rows.length >= maxRows) {
+        await pieces.return(undefined as never)
+        throw new BatchTooLargeError(maxRows)
+      }
+      rows.push(entry as BatchRow)
     }
-    if (rows.length >= maxRows) {
-      await entries.return(undefined as never)
-      throw new BatchTooLargeError(maxRows)
-    }
-    rows.push(entry as BatchRow)
   }
 }
 

@@ -68,6 +68,17 @@ function textsOf(flag: string, value: BatchValue): string[] | undefined {
     .filter(Boolean)
 }
 
+/** Each table's fields by flag name, made once per table (a batch reads every row against one). */
+const byFlagOf = new WeakMap<FlagTable, Map<string, FlagTable[number]>>()
+function fieldsByFlag(table: FlagTable): Map<string, FlagTable[number]> {
+  let byFlag = byFlagOf.get(table)
+  if (!byFlag) {
+    byFlag = new Map(table.map((field) => [field.flag, field]))
+    byFlagOf.set(table, byFlag)
+  }
+  return byFlag
+}
+
 /**
  * Reads a row's fields as the flags of `table`. A field that is no flag of the command, a null
  * (a value, not an absence, and refused like one in a body) or a value of the wrong kind is a
@@ -75,7 +86,7 @@ function textsOf(flag: string, value: BatchValue): string[] | undefined {
  * as unknown, so a mistyped CSV column is said once, not on every row.
  */
 export function rowFlags(table: FlagTable, row: BatchRow, command: string, unknown: Set<string> = new Set()): RowFlags {
-  const byFlag = new Map(table.map((field) => [field.flag, field]))
+  const byFlag = fieldsByFlag(table)
   const flags: Record<string, unknown> = {}
   const problems: BatchProblem[] = []
   const meant = new Set<string>()
@@ -120,16 +131,17 @@ export function rowFlags(table: FlagTable, row: BatchRow, command: string, unkno
 /**
  * Every flag of `table` whose parser refuses the row's text, each a problem of its own; those
  * flags are left out of `flags`, so that the contract's check of the rest does not say the same
- * field is missing. (Building the body stops at the first parser that refuses.)
+ * field is missing. (Building the body stops at the first parser that refuses.) When `values` is
+ * given, what each parser made of its text is put in it, by flag.
  */
-export function parseProblems(table: FlagTable, row: RowFlags, line: number): BatchProblem[] {
+export function parseProblems(table: FlagTable, row: RowFlags, line: number, values?: Record<string, unknown>): BatchProblem[] {
   const problems: BatchProblem[] = []
   for (const field of table) {
     const given = row.flags[field.flag]
     if (given === undefined || field.sets !== undefined) continue
     try {
-      if (field.multiple) field.parseAll?.(given as string[], undefined)
-      else field.parse?.(String(given), `--${field.flag}`)
+      const value = field.multiple ? field.parseAll?.(given as string[], undefined) : field.parse?.(String(given), `--${field.flag}`)
+      if (values) values[field.flag] = value
     } catch (error) {
       delete row.flags[field.flag]
       problems.push({line, field: field.flag, message: unflagged(table, (error as Error).message)})

@@ -1,3 +1,4 @@
+import {IdSet} from '../api/paging.js'
 import type {Deposit} from '../api/types.js'
 import type {ExpectedRow} from './expected.js'
 
@@ -23,7 +24,7 @@ export interface SeenDeposit {
   /** What it was paid (amountPaid, else amount), in cents, when PAID; its amount otherwise. */
   amount: number
   createdAt: string
-  /** A QR code past its expiration date. */
+  /** Open, with a QR code past its expiration date (the only deposits whose expiry is shown). */
   expired: boolean
 }
 
@@ -72,11 +73,50 @@ export interface ReconcileSummary {
 
 const paidOf = (deposit: Deposit) => deposit.amountPaid ?? deposit.amount
 
+/** What is kept of a deposit while the walk goes on: what names it and its money, and its code. */
+export interface KeptDeposit extends SeenDeposit {
+  /** Its code, until it is matched: then the row has it, and the deposit lets it go. */
+  externalCode: string | null
+}
+
+/** The ids taken, as 64-bit hashes (see IdSet), and where one is hashed. */
+const scratch = new Uint32Array(2)
+
+/** Counts the lines of a result into its summary, one at a time (see Reconciler.tally). */
+export class Tally {
+  private readonly classes = Object.fromEntries(CLASSES.map((name) => [name, {count: 0, expected: 0, paid: 0}])) as Record<ReconcileClass, ClassTotal>
+  private overdue = 0
+
+  constructor(
+    private readonly rows: number,
+    private readonly deposits: number,
+  ) {}
+
+  add(line: ReconcileRow): void {
+    const total = this.classes[line.class]
+    total.count += 1
+    total.expected += line.expectedAmount ?? 0
+    total.paid += line.paidAmount ?? 0
+    if (line.overdue) this.overdue += 1
+  }
+
+  summary(): ReconcileSummary {
+    const {classes} = this
+    const reconciled = classes.paid.count === this.rows && classes.unknown.count === 0
+    return {rows: this.rows, deposits: this.deposits, reconciled, overdue: this.overdue, classes}
+  }
+}
+
 /** Collects deposits against the expected rows, one page at a time; then answers the rows. */
 export class Reconciler {
-  private readonly matches = new Map<ExpectedRow, SeenDeposit[]>()
-  private readonly unknownDeposits: Array<SeenDeposit & {externalCode: string | null}> = []
-  private readonly seen = new Set<string>()
+  /**
+   * The deposits of each row's code, by the row's line (a row's own: rows start on different
+   * lines): the one, or every one in the listing's order when more.
+   */
+  private readonly matches: Array<KeptDeposit | KeptDeposit[] | undefined>
+  private readonly unknownDeposits: KeptDeposit[] = []
+  /** The ids taken, as hashes: no string is held for them (the deposits kept hold theirs). */
+  private readonly seen: IdSet
   /** Deposits taken (each once). */
   deposits = 0
   /** Deposits listed more than once, counted once. */
@@ -86,68 +126,88 @@ export class Reconciler {
     private readonly rows: readonly ExpectedRow[],
     private readonly byCode: ReadonlyMap<string, ExpectedRow>,
     private readonly nowMs: number,
-  ) {}
+  ) {
+    // About as many deposits as rows, in a day that reconciles.
+    this.seen = new IdSet(rows.length)
+    let last = 0
+    for (const row of rows) last = Math.max(last, row.line)
+    this.matches = Array.from({length: last + 1}, () => undefined)
+  }
 
-  add(deposits: readonly Deposit[]): void {
-    for (const deposit of deposits) {
-      if (this.seen.has(deposit.id)) {
-        this.repeated += 1
-        continue
-      }
-      this.seen.add(deposit.id)
-      this.deposits += 1
-      const expiration = deposit.pixResponse?.expirationDate
-      const kept: SeenDeposit = {
+  /**
+   * What matching keeps of a page's deposits, made as soon as the page arrives, so that the
+   * records themselves are dropped young and a page waiting its turn holds little.
+   */
+  prepare(deposits: readonly Deposit[]): KeptDeposit[] {
+    const kept: KeptDeposit[] = new Array(deposits.length)
+    for (let index = 0; index < deposits.length; index += 1) {
+      const deposit = deposits[index]
+      // Only an open deposit's expiry is ever shown.
+      const expiration = OPEN_STATUSES.has(deposit.status) ? deposit.pixResponse?.expirationDate : undefined
+      kept[index] = {
         id: deposit.id,
         status: deposit.status,
         amount: deposit.status === 'PAID' ? paidOf(deposit) : deposit.amount,
         createdAt: deposit.createdAt,
         expired: expiration !== undefined && Date.parse(expiration) < this.nowMs,
+        externalCode: deposit.externalCode ?? null,
       }
-      const code = deposit.externalCode
-      const row = code === undefined ? undefined : this.byCode.get(code)
-      if (!row) {
-        this.unknownDeposits.push({...kept, externalCode: code ?? null})
+    }
+    return kept
+  }
+
+  /** Takes a page's deposits, as prepare made them, in the listing's order. */
+  take(deposits: readonly KeptDeposit[]): void {
+    for (const kept of deposits) {
+      IdSet.hash(kept.id, scratch, 0)
+      if (!this.seen.addHash(scratch[0], scratch[1])) {
+        this.repeated += 1
         continue
       }
-      const list = this.matches.get(row)
-      if (list) list.push(kept)
-      else this.matches.set(row, [kept])
+      this.deposits += 1
+      const row = kept.externalCode === null ? undefined : this.byCode.get(kept.externalCode)
+      if (!row) {
+        this.unknownDeposits.push(kept)
+        continue
+      }
+      kept.externalCode = null
+      const earlier = this.matches[row.line]
+      if (earlier === undefined) this.matches[row.line] = kept
+      else if (Array.isArray(earlier)) earlier.push(kept)
+      else this.matches[row.line] = [earlier, kept]
     }
+  }
+
+  add(deposits: readonly Deposit[]): void {
+    this.take(this.prepare(deposits))
   }
 
   /** The class of one expected row, from the deposits of its code. */
   rowOf(row: ExpectedRow): ReconcileRow {
-    const found = newestFirst(this.matches.get(row) ?? [])
-    const base: ReconcileRow = {
-      class: 'missing',
-      line: row.line,
-      externalCode: row.externalCode,
-      expectedAmount: row.amount,
-      paidAmount: null,
-      difference: null,
-      status: null,
-      depositIds: [],
-      otherDepositIds: [],
-      dueDate: row.dueDate ?? null,
-      overdue: false,
-      expired: false,
-      document: row.document ?? null,
+    const matched = this.matches[row.line]
+    if (matched === undefined) return lineOf(row, 'missing', null, null, null, [], [], false, false)
+    if (!Array.isArray(matched)) {
+      // One deposit: the common case, decided without lists.
+      if (matched.status === 'PAID') return lineOf(row, matched.amount === row.amount ? 'paid' : 'amount-differs', matched.amount, matched.amount - row.amount, 'PAID', [matched.id], [], false, false)
+      if (OPEN_STATUSES.has(matched.status)) return lineOf(row, 'open', null, null, matched.status, [matched.id], [], this.overdue(row), matched.expired)
+      return lineOf(row, 'not-paid', null, null, matched.status, [matched.id], [], false, false)
     }
-    if (found.length === 0) return base
+    const found = newestFirst(matched)
     const paid = found.filter((deposit) => deposit.status === 'PAID')
     const others = (deciding: SeenDeposit[]) => found.filter((deposit) => !deciding.includes(deposit)).map((deposit) => deposit.id)
     if (paid.length > 0) {
       const total = paid.reduce((sum, deposit) => sum + deposit.amount, 0)
       const cls: ReconcileClass = paid.length > 1 ? 'paid-more-than-once' : total === row.amount ? 'paid' : 'amount-differs'
-      return {...base, class: cls, paidAmount: total, difference: total - row.amount, status: 'PAID', depositIds: paid.map((deposit) => deposit.id), otherDepositIds: others(paid)}
+      return lineOf(row, cls, total, total - row.amount, 'PAID', paid.map((deposit) => deposit.id), others(paid), false, false)
     }
     const open = found.filter((deposit) => OPEN_STATUSES.has(deposit.status))
-    if (open.length > 0) {
-      const overdue = row.dueMs !== undefined && this.nowMs > row.dueMs
-      return {...base, class: 'open', status: open[0].status, depositIds: open.map((deposit) => deposit.id), otherDepositIds: others(open), overdue, expired: open[0].expired}
-    }
-    return {...base, class: 'not-paid', status: found[0].status, depositIds: found.map((deposit) => deposit.id)}
+    if (open.length > 0) return lineOf(row, 'open', null, null, open[0].status, open.map((deposit) => deposit.id), others(open), this.overdue(row), open[0].expired)
+    return lineOf(row, 'not-paid', null, null, found[0].status, found.map((deposit) => deposit.id), [], false, false)
+  }
+
+  /** Open and past its due date. */
+  private overdue(row: ExpectedRow): boolean {
+    return row.dueMs !== undefined && this.nowMs > row.dueMs
   }
 
   /** Every expected row's line, in file order. */
@@ -182,23 +242,49 @@ export class Reconciler {
     yield* this.unknownRows()
   }
 
+  /** A tally for this result's lines: count them into it as they are written, for the summary. */
+  tally(): Tally {
+    return new Tally(this.rows.length, this.deposits)
+  }
+
   summary(): ReconcileSummary {
-    const classes = Object.fromEntries(CLASSES.map((name) => [name, {count: 0, expected: 0, paid: 0}])) as Record<ReconcileClass, ClassTotal>
-    let overdue = 0
-    for (const line of this.all()) {
-      const total = classes[line.class]
-      total.count += 1
-      total.expected += line.expectedAmount ?? 0
-      total.paid += line.paidAmount ?? 0
-      if (line.overdue) overdue += 1
-    }
-    const reconciled = classes.paid.count === this.rows.length && classes.unknown.count === 0
-    return {rows: this.rows.length, deposits: this.deposits, reconciled, overdue, classes}
+    const tally = this.tally()
+    for (const line of this.all()) tally.add(line)
+    return tally.summary()
+  }
+}
+
+/** The line of an expected row, its fields always in the same order (the order of the output). */
+function lineOf(
+  row: ExpectedRow,
+  cls: ReconcileClass,
+  paidAmount: number | null,
+  difference: number | null,
+  status: string | null,
+  depositIds: string[],
+  otherDepositIds: string[],
+  overdue: boolean,
+  expired: boolean,
+): ReconcileRow {
+  return {
+    class: cls,
+    line: row.line,
+    externalCode: row.externalCode,
+    expectedAmount: row.amount,
+    paidAmount,
+    difference,
+    status,
+    depositIds,
+    otherDepositIds,
+    dueDate: row.dueDate ?? null,
+    overdue,
+    expired,
+    document: row.document ?? null,
   }
 }
 
 /** Deposits newest first (the listing's order breaks ties). */
-function newestFirst(deposits: SeenDeposit[]): SeenDeposit[] {
+function newestFirst<T extends SeenDeposit>(deposits: T[]): T[] {
   if (deposits.length < 2) return deposits
   return deposits
     .map((deposit, index) => ({deposit, index, at: Date.parse(deposit.createdAt)}))

@@ -12,6 +12,7 @@ import {
   kebabName,
   readBatch,
   readBatchEntries,
+  readBatchPieces,
   rowIdempotencyKeys,
   type BatchEntry,
 } from '../../src/batch/read.js'
@@ -261,6 +262,42 @@ describe('the batch hash and idempotency keys', () => {
     for (const layout of layouts) expect((await readBatch(layout)).sha256, layout).toBe(sha256)
   })
 
+  it('is the hash of the same rows as NDJSON: names sorted, escaped, __proto__ a name like any other', async () => {
+    // A CSV row's hash is made from its header once; NDJSON's from each object's keys.
+    const csv = 'zeta,"quo""te",__proto__,Alpha,ção\n1,"a ""b""",p,,ü\n,x,,y,\n'
+    const ndjson = '{"zeta":"1","quo\\"te":"a \\"b\\"","__proto__":"p","ção":"ü"}\n{"quo\\"te":"x","Alpha":"y"}\n'
+    const fromCsv = await readBatch(csv, {normalizeNames: false})
+    const fromNdjson = await readBatch(ndjson, {normalizeNames: false})
+    expect(fromCsv.problems).toEqual([])
+    expect(fromNdjson.problems).toEqual([])
+    expect(fromCsv.rows.map((row) => row.fields)).toEqual(fromNdjson.rows.map((row) => row.fields))
+    expect(Object.keys(fromCsv.rows[0].fields)).toContain('__proto__')
+    expect(Object.getPrototypeOf(fromCsv.rows[0].fields)).toBe(Object.prototype)
+    expect(fromCsv.sha256).toBe(fromNdjson.sha256)
+  })
+
+  it('property: a CSV file hashes as its rows written as NDJSON', async () => {
+    const name = fc.constantFrom('amount', 'pix-key', 'b', 'a-b', 'z', '__proto__', 'ção', 'x"y')
+    const value = fc.oneof(fc.constantFrom('', '1', ' a ', 'say "hi"', 'a,b', 'ção', '😀', '=1'), fc.string({maxLength: 6}).filter((text) => !/[\r\n]/.test(text)))
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(name, {minLength: 1, maxLength: 5}), fc.array(fc.array(value, {minLength: 5, maxLength: 5}), {minLength: 1, maxLength: 6}), async (names, rows) => {
+        const csv = stringify([names, ...rows.map((row) => row.slice(0, names.length))], {quoted: true})
+        const file = await readBatch(csv)
+        fc.pre(file.problems.length === 0)
+        const ndjson = file.rows.map((row) => JSON.stringify(row.fields)).join('\n')
+        expect((await readBatch(ndjson, {format: 'ndjson'})).sha256).toBe(file.sha256)
+      }),
+      {numRuns: 100},
+    )
+  })
+
+  it('is left out when not asked for: the rows are the same, the hash empty', async () => {
+    const withHash = await readBatch(base)
+    const without = await readBatch(base, {hash: false})
+    expect(without.rows).toEqual(withHash.rows)
+    expect(without.sha256).toBe('')
+  })
+
   it('changes with any value, and with the order of the rows', async () => {
     const {sha256} = await readBatch(base)
     expect((await readBatch(base.replace('2500', '2501'))).sha256).not.toBe(sha256)
@@ -310,5 +347,39 @@ describe('the batch hash and idempotency keys', () => {
         expect(deriveIdempotencyKey(sha256, count, prefix).length).toBeLessThanOrEqual(255)
       }),
     )
+  })
+})
+
+describe('reading a list of entries at a time', () => {
+  it('gives the entries of readBatchEntries, in order, whatever the chunks', async () => {
+    const lines = ['amount,pix-key']
+    for (let index = 0; index < 3000; index += 1) lines.push(index % 500 === 7 ? `${index},a,b` : `${index},key-${index}@example.com`)
+    const text = `${lines.join('\n')}\n`
+    const cuts = [5, 17, 4096, 9000, 20_000, 40_000]
+    const pieces: BatchEntry[][] = []
+    for await (const piece of readBatchPieces(chunked(text, cuts))) pieces.push(piece)
+    const entries: BatchEntry[] = []
+    for await (const entry of readBatchEntries(chunked(text, cuts))) entries.push(entry)
+    expect(pieces.length).toBeGreaterThan(1)
+    expect(pieces.every((piece) => piece.length > 0)).toBe(true)
+    expect(pieces.flat()).toEqual(entries)
+    expect(entries.filter((entry) => entry.kind === 'row')).toHaveLength(2994)
+    expect(entries.filter((entry) => entry.kind === 'problem').map((entry) => entry.line)).toEqual([9, 509, 1009, 1509, 2009, 2509])
+  })
+
+  it('an entry reader stopped early closes what it reads', async () => {
+    let closed = false
+    async function* source(): AsyncGenerator<string> {
+      try {
+        yield 'amount,pix-key\n'
+        for (let index = 0; ; index += 1) yield `${index},k\n`
+      } finally {
+        closed = true
+      }
+    }
+    const entries = readBatchEntries(source())
+    expect((await entries.next()).value).toMatchObject({kind: 'row', line: 2})
+    await entries.return(undefined as never)
+    expect(closed).toBe(true)
   })
 })

@@ -1,8 +1,10 @@
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 
 import type {Deposit} from '../../src/api/types.js'
 import {parseDueDate, readExpected, type ExpectedRow} from '../../src/reconcile/expected.js'
 import {Reconciler} from '../../src/reconcile/match.js'
+import {RECONCILE_CSV} from '../../src/reconcile/render.js'
 
 const NOW = Date.parse('2026-11-21T12:00:00.000Z')
 
@@ -76,5 +78,83 @@ describe('matching expected rows with deposits', () => {
     expect(file.problems).toEqual([])
     expect(file.byCode.get('CODE-0001')).toMatchObject({line: 2, amount: 100, document: '529.982.247-25'})
     await expect(readExpected('external-code,amount\nCODE-0001,1\nCODE-0002,1\n', {maxRows: 1})).rejects.toThrow(/more than 1 rows/)
+  })
+})
+
+describe('matching, against the rules written plainly', () => {
+  const OPEN = ['PENDING', 'PIX_QRCODE_GENERATED', 'DEPOSIT_PIXKEY_GENERATED', 'PENDING_COMPLIANCE']
+  const STATUSES = ['PAID', ...OPEN, 'FAILED', 'REFUNDED', 'BLOCKED', 'INFRACTION']
+
+  /** The class of a row from its code's deposits, as decisions.md states it, one rule a line. */
+  function expectedLine(row: ExpectedRow, found: Deposit[]) {
+    const newest = [...found].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+    const ids = (list: Deposit[]) => list.map((item) => item.id)
+    const others = (deciding: Deposit[]) => ids(newest.filter((item) => !deciding.includes(item)))
+    const paid = newest.filter((item) => item.status === 'PAID')
+    const open = newest.filter((item) => OPEN.includes(item.status))
+    const base = {line: row.line, externalCode: row.externalCode, expectedAmount: row.amount, dueDate: row.dueDate ?? null, document: row.document ?? null}
+    const none = {paidAmount: null, difference: null, overdue: false, expired: false}
+    if (found.length === 0) return {...base, ...none, class: 'missing', status: null, depositIds: [], otherDepositIds: []}
+    if (paid.length > 0) {
+      const total = paid.reduce((sum, item) => sum + (item.amountPaid ?? item.amount), 0)
+      const cls = paid.length > 1 ? 'paid-more-than-once' : total === row.amount ? 'paid' : 'amount-differs'
+      return {...base, ...none, class: cls, paidAmount: total, difference: total - row.amount, status: 'PAID', depositIds: ids(paid), otherDepositIds: others(paid)}
+    }
+    if (open.length > 0) {
+      const expiration = open[0].pixResponse?.expirationDate
+      return {
+        ...base,
+        ...none,
+        class: 'open',
+        status: open[0].status,
+        depositIds: ids(open),
+        otherDepositIds: others(open),
+        overdue: row.dueMs !== undefined && NOW > row.dueMs,
+        expired: expiration !== undefined && Date.parse(expiration) < NOW,
+      }
+    }
+    return {...base, ...none, class: 'not-paid', status: newest[0].status, depositIds: ids(newest), otherDepositIds: []}
+  }
+
+  it('property: every row as the rules say, one deposit of a code or several; each line with the output columns in order', () => {
+    const codes = ['CODE-0001', 'CODE-0002', 'CODE-0003', 'CODE-0004', 'OTHER-0001']
+    const depositArb = fc.record({
+      code: fc.constantFrom(...codes, undefined),
+      status: fc.constantFrom(...STATUSES),
+      amount: fc.constantFrom(900, 1000, 1100),
+      amountPaid: fc.constantFrom(undefined, 1000, 1200),
+      minute: fc.integer({min: 0, max: 59}),
+      expires: fc.constantFrom(undefined, '2026-11-21T11:00:00.000Z', '2026-11-21T13:00:00.000Z'),
+    })
+    fc.assert(
+      fc.property(fc.array(depositArb, {maxLength: 12}), fc.integer({min: 1, max: 5}), fc.constantFrom(undefined, NOW - 1, NOW + 1), (drawn, pageSize, dueMs) => {
+        const rows: ExpectedRow[] = codes.slice(0, 4).map((externalCode, index) => ({line: 2 + index * 2, externalCode, amount: 1000, ...(dueMs === undefined ? {} : {dueDate: 'd', dueMs})}))
+        const deposits = drawn.map((item, index) =>
+          deposit(`id-${index}`, {
+            externalCode: item.code,
+            status: item.status,
+            amount: item.amount,
+            amountPaid: item.amountPaid,
+            createdAt: `2026-11-20T10:${String(item.minute).padStart(2, '0')}:00.000Z`,
+            ...(item.expires ? {pixResponse: {uri: 'x', expirationDate: item.expires}} : {}),
+          }),
+        )
+        // Deposits of equal times keep the listing's order: the rule's sort is stable too.
+        const reconciler = new Reconciler(rows, new Map(rows.map((row) => [row.externalCode, row])), NOW)
+        for (let at = 0; at < deposits.length; at += pageSize) reconciler.add(deposits.slice(at, at + pageSize))
+        const lines = [...reconciler.all()]
+        const columns = RECONCILE_CSV.map(([name]) => name)
+        for (const line of lines) expect(Object.keys(line)).toEqual(columns)
+        expect(lines.slice(0, rows.length)).toEqual(rows.map((row) => expectedLine(row, deposits.filter((item) => item.externalCode === row.externalCode))))
+        expect(lines.slice(rows.length).map((line) => [line.class, line.depositIds[0]])).toEqual(
+          deposits.filter((item) => !codes.slice(0, 4).includes(item.externalCode ?? '')).map((item) => ['unknown', item.id]),
+        )
+        const tally = reconciler.tally()
+        for (const line of lines) tally.add(line)
+        expect(tally.summary()).toEqual(reconciler.summary())
+        expect(reconciler.summary().classes.missing.count).toBe(rows.filter((row) => !deposits.some((item) => item.externalCode === row.externalCode)).length)
+      }),
+      {numRuns: 300},
+    )
   })
 })
