@@ -300,6 +300,18 @@ PATCHES.push(
   },
 )
 
+// undici's HTTP/1.1 client reads two tables of llhttp's constants module, which builds some thirty
+// (character classes, method and status maps) when evaluated: it is handed the two, as the module
+// holds them, read here.
+PATCHES.push({
+  file: 'node_modules/undici/lib/dispatcher/client-h1.js',
+  find: "const constants = require('../llhttp/constants.js')",
+  replace: (() => {
+    const {ERROR, TYPE} = require('undici/lib/llhttp/constants.js')
+    return `const constants = ${JSON.stringify({ERROR, TYPE})}`
+  })(),
+})
+
 // undici's HTTP/2 client, evaluated only for a connection that speaks HTTP/2 (which the CLI never
 // asks for).
 PATCHES.push({
