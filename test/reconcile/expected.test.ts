@@ -10,6 +10,15 @@ type Kind = 'good' | 'good-due' | 'good-document' | 'short-code' | 'decimal' | '
 
 const DOCUMENT = '529.982.247-25'
 
+/** The kinds that break one column: the column, the value written there (none: the column is left out), and the field the problem names. */
+const BROKEN: Partial<Record<Kind, {column: string; value?: string; field: string}>> = {
+  'short-code': {column: 'external-code', value: 'short', field: 'external-code'},
+  decimal: {column: 'amount', value: '10.50', field: 'amount'},
+  'no-amount': {column: 'amount', field: 'amount'},
+  'bad-day': {column: 'due-date', value: '2026-02-30', field: 'due-date'},
+  'bad-document': {column: 'document', value: '111.111.111-11', field: 'document'},
+}
+
 describe('reading the expected file', () => {
   it('property: rows of every kind, in any order and cut anywhere, read to the rows and problems each kind has', async () => {
     const kinds: Kind[] = ['good', 'good-due', 'good-document', 'short-code', 'decimal', 'no-amount', 'bad-day', 'bad-document', 'extra', 'repeat', 'repeat-bad']
@@ -28,25 +37,12 @@ describe('reading the expected file', () => {
           const problems: Array<{line: number; field?: string}> = []
           if (kind === 'good-due') fields['due-date'] = '2026-11-20'
           if (kind === 'good-document') fields['customer-document'] = DOCUMENT
-          if (kind === 'short-code') {
-            fields['external-code'] = 'short'
-            problems.push({line, field: 'external-code'})
-          }
-          if (kind === 'decimal') {
-            fields.amount = '10.50'
-            problems.push({line, field: 'amount'})
-          }
-          if (kind === 'no-amount') {
-            delete fields.amount
-            problems.push({line, field: 'amount'})
-          }
-          if (kind === 'bad-day') {
-            fields['due-date'] = '2026-02-30'
-            problems.push({line, field: 'due-date'})
-          }
-          if (kind === 'bad-document') {
-            fields.document = '111.111.111-11'
-            problems.push({line, field: 'document'})
+          // A kind that puts one bad value in one column, and the field the problem names.
+          const broken = BROKEN[kind]
+          if (broken) {
+            if (broken.value === undefined) delete fields[broken.column]
+            else fields[broken.column] = broken.value
+            problems.push({line, field: broken.field})
           }
           if (kind === 'extra') {
             fields.colour = 'red'
