@@ -638,7 +638,10 @@ for (const [name, specifiers] of [...vendorSpecifiers]) {
       )
     },
   }
-  await build({...cliBuild, plugins: [rawParsers, ...cliBuild.plugins], stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
+  // Without esbuild's keepNames: a package's names are its own business (undici's and zod's errors
+  // name themselves), and the calls that would give every function its name back cost a lookup
+  // some 0.2 ms of undici's evaluation.
+  await build({...cliBuild, keepNames: false, plugins: [rawParsers, ...cliBuild.plugins], stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
   finishBundle(outfile, {wrapped: true})
 }
 for (const specifier of Object.keys(RAW_VENDORS)) {

@@ -9,8 +9,8 @@ import {GatewayApi} from '../../src/api/gateway.js'
 import {memoryTokenStore} from '../../src/api/token.js'
 import {control, startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
-/** A TCP server that misbehaves with every connection, counting them: reset at once, or never answer. */
-async function brokenServer(behaviour: 'reset' | 'silent'): Promise<{url: string; connections(): number; close(): Promise<void>}> {
+/** A TCP server that misbehaves with every connection, counting them: reset at once, never answer, or cut its answer short. */
+async function brokenServer(behaviour: 'reset' | 'silent' | 'cut'): Promise<{url: string; connections(): number; close(): Promise<void>}> {
   let count = 0
   const sockets = new Set<import('node:net').Socket>()
   const server: Server = createServer((socket) => {
@@ -20,6 +20,8 @@ async function brokenServer(behaviour: 'reset' | 'silent'): Promise<{url: string
     // Read the request first, so the failure comes after it was sent.
     socket.once('data', () => {
       if (behaviour === 'reset') socket.resetAndDestroy()
+      // Headers that promise 100 bytes, then 10 of them, then the connection closes.
+      if (behaviour === 'cut') socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"data": [')
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -213,6 +215,25 @@ describe('retries in the client', () => {
         expect(lines.filter((line) => line.startsWith('* attempt'))).toHaveLength(3)
       } finally {
         await client.close()
+      }
+    })
+
+    it('an answer cut short is a failure of the gateway, retried for a GET, never read as whole', async () => {
+      const server = await brokenServer('cut')
+      const waits: number[] = []
+      const client = new GatewayClient({baseUrl: server.url, retries: 1, sleep: async (ms) => void waits.push(ms)})
+      try {
+        const once = (await client.request('GET', '/core/deposit', {auth: false, retry: 'never'}).catch((caught: unknown) => caught)) as UnavailableError
+        expect(once).toBeInstanceOf(UnavailableError)
+        expect(once.message).toContain(`could not reach the gateway at ${server.url}`)
+        expect(once.attempts).toBe(1)
+        expect(server.connections()).toBe(1)
+        const retried = (await client.request('GET', '/core/deposit', {auth: false}).catch((caught: unknown) => caught)) as UnavailableError
+        expect(retried).toBeInstanceOf(UnavailableError)
+        expect(server.connections()).toBe(3)
+      } finally {
+        await client.close()
+        await server.close()
       }
     })
 
