@@ -490,7 +490,6 @@ function errorOptions(error: GatewayError): GatewayErrorOptions {
   }
 }
 
-/** The timeout's own error when the body was cut off by it (undici may wrap or replace it). */
 /** What the client reads of an answer's body: undici's, a Node stream. */
 interface BodyStream {
   on(event: 'data', listener: (chunk: Buffer) => void): unknown
@@ -499,6 +498,7 @@ interface BodyStream {
   destroy(error?: Error): unknown
 }
 
+/** The timeout's own error when the body was cut off by it (undici may wrap or replace it). */
 function timedOutOr(error: unknown, timedOut: Error): unknown {
   let current: unknown = error
   for (let depth = 0; current && depth < 5; depth += 1) {

@@ -230,7 +230,9 @@ describe('retries in the client', () => {
         expect(server.connections()).toBe(1)
         const retried = (await client.request('GET', '/core/deposit', {auth: false}).catch((caught: unknown) => caught)) as UnavailableError
         expect(retried).toBeInstanceOf(UnavailableError)
+        expect(retried.attempts).toBe(2)
         expect(server.connections()).toBe(3)
+        expect(waits).toHaveLength(1)
       } finally {
         await client.close()
         await server.close()
