@@ -37,6 +37,32 @@ async function brokenServer(behaviour: 'reset' | 'silent' | 'cut'): Promise<{url
   }
 }
 
+/** The error a request ends with; a request that succeeds fails the test. */
+async function failure<E>(pending: Promise<unknown>): Promise<E> {
+  return pending.then(
+    (value) => {
+      throw new Error(`expected the request to fail, it answered ${JSON.stringify(value)}`)
+    },
+    (caught: unknown) => caught as E,
+  )
+}
+
+/** A client of a broken server, both closed once the test's body has run. */
+async function withBrokenServer(
+  behaviour: 'reset' | 'silent' | 'cut',
+  options: Omit<ClientOptions, 'baseUrl'>,
+  body: (client: GatewayClient, server: Awaited<ReturnType<typeof brokenServer>>) => Promise<void>,
+): Promise<void> {
+  const server = await brokenServer(behaviour)
+  const client = new GatewayClient({baseUrl: server.url, ...options})
+  try {
+    await body(client, server)
+  } finally {
+    await client.close()
+    await server.close()
+  }
+}
+
 describe('retries in the client', () => {
   let sandbox: Sandbox
   beforeAll(async () => {
@@ -126,7 +152,7 @@ describe('retries in the client', () => {
       await client.accessToken()
       const key = `retry-429-${Date.now()}`
       await fault('POST /core/transaction', 429, 3, 7)
-      const error = (await api.createTransaction(body(key)).catch((caught: unknown) => caught)) as RateLimitError
+      const error = await failure<RateLimitError>(api.createTransaction(body(key)))
       expect(error).toBeInstanceOf(RateLimitError)
       expect(error).toMatchObject({status: 429, attempts: 3, idempotencyKey: key})
       expect(error.message).toContain('gave up after 3 attempts')
@@ -142,7 +168,7 @@ describe('retries in the client', () => {
     try {
       await client.accessToken()
       await fault('POST /core/transaction', 429, 1, 60)
-      const error = (await api.createTransaction(body(`retry-deadline-${Date.now()}`)).catch((caught: unknown) => caught)) as RateLimitError
+      const error = await failure<RateLimitError>(api.createTransaction(body(`retry-deadline-${Date.now()}`)))
       expect(error).toBeInstanceOf(RateLimitError)
       expect(error.attempts).toBe(1)
       expect(error.message).toContain('would pass the deadline')
@@ -178,27 +204,22 @@ describe('retries in the client', () => {
 
   describe('connections that fail', () => {
     it('retries a GET whose connection is reset, but not a POST without a key', async () => {
-      const server = await brokenServer('reset')
       const waits: number[] = []
-      const client = new GatewayClient({baseUrl: server.url, retries: 2, sleep: async (ms) => void waits.push(ms)})
-      try {
-        const get = (await client.request('GET', '/core/deposit', {auth: false}).catch((caught: unknown) => caught)) as UnavailableError
+      await withBrokenServer('reset', {retries: 2, sleep: async (ms) => void waits.push(ms)}, async (client, server) => {
+        const get = await failure<UnavailableError>(client.request('GET', '/core/deposit', {auth: false}))
         expect(get).toBeInstanceOf(UnavailableError)
         expect(get.attempts).toBe(3)
         expect(server.connections()).toBe(3)
-        const post = (await client.request('POST', '/core/transaction', {auth: false, json: {}}).catch((caught: unknown) => caught)) as UnavailableError
+        const post = await failure<UnavailableError>(client.request('POST', '/core/transaction', {auth: false, json: {}}))
         expect(post).toBeInstanceOf(UnavailableError)
         expect(post.attempts).toBe(1)
         expect(server.connections()).toBe(4)
         // Told never to retry, a GET is sent once too.
-        const once = (await client.request('GET', '/core/deposit', {auth: false, retry: 'never'}).catch((caught: unknown) => caught)) as UnavailableError
+        const once = await failure<UnavailableError>(client.request('GET', '/core/deposit', {auth: false, retry: 'never'}))
         expect(once.attempts).toBe(1)
         expect(server.connections()).toBe(5)
         expect(waits).toHaveLength(2)
-      } finally {
-        await client.close()
-        await server.close()
-      }
+      })
     })
 
     it('retries a refused connection even for a POST without a key, since nothing was sent', async () => {
@@ -208,7 +229,7 @@ describe('retries in the client', () => {
       const lines: string[] = []
       const client = new GatewayClient({baseUrl: url, retries: 2, sleep: async () => {}, trace: (line) => lines.push(line)})
       try {
-        const error = (await client.request('POST', '/dispatcher/request/resend', {auth: false, json: {}}).catch((caught: unknown) => caught)) as UnavailableError
+        const error = await failure<UnavailableError>(client.request('POST', '/dispatcher/request/resend', {auth: false, json: {}}))
         expect(error).toBeInstanceOf(UnavailableError)
         expect(error.attempts).toBe(3)
         expect(error.message).toContain('connection refused')
@@ -219,40 +240,30 @@ describe('retries in the client', () => {
     })
 
     it('an answer cut short is a failure of the gateway, retried for a GET, never read as whole', async () => {
-      const server = await brokenServer('cut')
       const waits: number[] = []
-      const client = new GatewayClient({baseUrl: server.url, retries: 1, sleep: async (ms) => void waits.push(ms)})
-      try {
-        const once = (await client.request('GET', '/core/deposit', {auth: false, retry: 'never'}).catch((caught: unknown) => caught)) as UnavailableError
+      await withBrokenServer('cut', {retries: 1, sleep: async (ms) => void waits.push(ms)}, async (client, server) => {
+        const once = await failure<UnavailableError>(client.request('GET', '/core/deposit', {auth: false, retry: 'never'}))
         expect(once).toBeInstanceOf(UnavailableError)
         expect(once.message).toContain(`could not reach the gateway at ${server.url}`)
         expect(once.attempts).toBe(1)
         expect(server.connections()).toBe(1)
-        const retried = (await client.request('GET', '/core/deposit', {auth: false}).catch((caught: unknown) => caught)) as UnavailableError
+        const retried = await failure<UnavailableError>(client.request('GET', '/core/deposit', {auth: false}))
         expect(retried).toBeInstanceOf(UnavailableError)
         expect(retried.attempts).toBe(2)
         expect(server.connections()).toBe(3)
         expect(waits).toHaveLength(1)
-      } finally {
-        await client.close()
-        await server.close()
-      }
+      })
     })
 
     it('retries an idempotent request whose answer does not come within the timeout', async () => {
-      const server = await brokenServer('silent')
-      const client = new GatewayClient({baseUrl: server.url, retries: 1, timeoutMs: 200, sleep: async () => {}})
-      try {
-        const error = (await client.request('POST', '/core/transaction', {auth: false, json: {}, idempotencyKey: 'silent-key'}).catch((caught: unknown) => caught)) as UnavailableError
+      await withBrokenServer('silent', {retries: 1, timeoutMs: 200, sleep: async () => {}}, async (client, server) => {
+        const error = await failure<UnavailableError>(client.request('POST', '/core/transaction', {auth: false, json: {}, idempotencyKey: 'silent-key'}))
         expect(error).toBeInstanceOf(UnavailableError)
         expect(error.message).toContain('timed out waiting for the answer')
         expect(error.message).toContain('idempotency key silent-key')
         expect(error.attempts).toBe(2)
         expect(server.connections()).toBe(2)
-      } finally {
-        await client.close()
-        await server.close()
-      }
+      })
     })
   })
 })
