@@ -28,9 +28,12 @@ const {Script} = require('node:vm')
 
 // undici parses HTTP with WebAssembly. By default V8 soon recompiles it with its optimising
 // compiler on background threads, and the process cannot exit before that work ends: some 80 ms
-// at the end of every short command. Optimise only code that runs long (an export). Set before
+// at the end of every short command. Optimise only code that runs long (an export). And compile
+// all of it when the module is compiled, on V8's background threads (src/api/http-parser.ts),
+// rather than each function on the main thread when first called, mid-request. Set before
 // compiling: the code cache is bound to the flags.
 setFlagsFromString('--wasm-tiering-budget=50000000')
+setFlagsFromString('--no-wasm-lazy-compilation')
 
 /** How a bundle the build wrapped already begins: it is compiled as it was read (scripts/build.mjs). */
 const WRAPPED = '(function (exports, require, module, __filename, __dirname) { '

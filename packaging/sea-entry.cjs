@@ -15,9 +15,10 @@ const {join} = require('node:path')
 const {setFlagsFromString} = require('node:v8')
 const {Script} = require('node:vm')
 
-// As bin/run.js: keep V8 from optimising undici's WebAssembly parser in short runs (set before
-// compiling: the code cache is bound to the flags).
+// As bin/run.js: keep V8 from optimising undici's WebAssembly parser in short runs, and compile
+// it whole on V8's background threads (set before compiling: the code cache is bound to the flags).
 setFlagsFromString('--wasm-tiering-budget=50000000')
+setFlagsFromString('--no-wasm-lazy-compilation')
 
 const asset = (name) => Buffer.from(getRawAsset(name))
 const argv = process.argv.slice(2)

@@ -1,12 +1,16 @@
 /**
  * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles the module on the main
- * thread when its first connection opens (a few milliseconds of every short command; V8 compiles
- * each of its functions when first called). prepareHttpParser() starts compiling the same bytes on
- * V8's background threads instead, as soon as a command knows it will send a request (a lookup on
- * the fast path: before the rest of its bundle is evaluated), while it reads its token and loads
- * undici; the client waits for it before its first request, by when it is mostly done. The module is left under a global key, where undici,
- * as the build patches it (scripts/build.mjs), takes it when it opens a connection; without the
- * patch (or when compiling failed) undici compiles its own, as it always does.
+ * thread when its first connection opens (a few milliseconds of every short command).
+ * prepareHttpParser() starts compiling the same bytes on V8's background threads instead, as soon
+ * as a command knows it will send a request (a lookup on the fast path: before the rest of its
+ * bundle is evaluated), while it reads its token and loads undici; the client waits for it before
+ * its first request, by when it is mostly done. bin/run.js has V8 compile every function of it
+ * then (--no-wasm-lazy-compilation), not each on the main thread when first called, mid-request.
+ * V8 takes each step of the compile from the main thread between turns of the event loop, so a
+ * command that starts the compile early lets the loop turn once soon after (src/fast/tx-get.ts).
+ * The module is left under a global key, where undici, as the build patches it
+ * (scripts/build.mjs), takes it when it opens a connection; without the patch (or when compiling
+ * failed) undici compiles its own, as it always does.
  */
 import type {Buffer} from 'node:buffer'
 

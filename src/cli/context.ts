@@ -190,24 +190,30 @@ export class CommandContext {
 
 /** IO on the process's own streams. */
 export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
+  // Asked of the descriptors: Node makes process.stdin, stdout and stderr (each a stream over a
+  // terminal, a pipe or a file) only when a command first uses them. A lookup into a pipe then
+  // never makes the stream of an stderr it writes nothing to.
+  const stdoutTTY = isatty(1)
   const facts: TtyFacts = {
-    stdoutTTY: Boolean(process.stdout.isTTY),
-    stderrTTY: Boolean(process.stderr.isTTY),
-    // Asked of the descriptor: process.stdin is made (a stream over a pipe, a file or a terminal)
-    // only when a command reads it.
+    stdoutTTY,
+    stderrTTY: isatty(2),
     stdinTTY: isatty(0),
-    stdoutColumns: process.stdout.columns,
+    stdoutColumns: stdoutTTY ? process.stdout.columns : undefined,
   }
   return {
     ...detectTerminal(facts, env),
     get stdin() {
       return process.stdin
     },
-    stdout: process.stdout,
-    stderr: process.stderr,
+    get stdout() {
+      return process.stdout
+    },
+    get stderr() {
+      return process.stderr
+    },
     keys: (onReady) => terminalKeys(onReady),
     stampErrors: !facts.stderrTTY,
-    rows: facts.stdoutTTY ? process.stdout.rows : undefined,
+    rows: stdoutTTY ? process.stdout.rows : undefined,
   }
 }
 
