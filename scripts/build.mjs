@@ -604,13 +604,14 @@ for (const {id, declines} of FAST_COMMANDS) {
   fastTable[id] = commandTable(id, command, declines)
 }
 const vendorSpecifiers = new Map()
-const vendorExternal = {
+/** A fast bundle's packages, from vendor bundles, but for those it carries itself (FAST_COMMANDS). */
+const vendorExternal = (carries) => ({
   name: 'vendor-external',
   setup(builder) {
     builder.onResolve({filter: /^[^./]/}, ({path, importer}) => {
       if (path.startsWith(VENDOR_PREFIX)) return {path, external: true}
       const name = vendorOf(path)
-      if (!name || /[\\/]node_modules[\\/]/.test(importer)) return undefined
+      if (!name || carries.includes(name) || /[\\/]node_modules[\\/]/.test(importer)) return undefined
       if (!vendorSpecifiers.has(name)) vendorSpecifiers.set(name, new Set())
       vendorSpecifiers.get(name).add(path)
       return {path, namespace: 'gateway-vendor'}
@@ -624,10 +625,20 @@ const vendorExternal = {
       return {contents: `import * as all from ${external}\nexport * from ${external}\nexport default all.default\n`, loader: 'js', resolveDir: root}
     })
   },
+})
+// undici's own requires of its parsers' bytes go to the files beside the bundles, from a vendor
+// bundle or a fast bundle that carries undici.
+const rawParsers = {
+  name: 'raw-parsers',
+  setup(builder) {
+    builder.onResolve({filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/}, ({path, importer}) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]/.test(importer) ? rawVendor(`undici/lib/llhttp/${path.slice('../llhttp/'.length)}`) : undefined,
+    )
+  },
 }
-for (const {id, entry} of FAST_COMMANDS) {
+for (const {id, entry, carries} of FAST_COMMANDS) {
   const outfile = join(dirname(bundle), fastBundleName(id))
-  await build({...cliBuild, plugins: [vendorExternal, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile})
+  await build({...cliBuild, plugins: [vendorExternal(carries), rawParsers, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile})
   finishBundle(outfile, {wrapped: true})
 }
 for (const [name, specifiers] of [...vendorSpecifiers]) {
@@ -639,18 +650,9 @@ for (const [name, specifiers] of [...vendorSpecifiers]) {
   const contents = [...specifiers]
     .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(`${VENDOR_PREFIX}${specifier}`)}}`])
     .join('\n')
-  // undici's own requires of its parsers' bytes go to the files beside the bundles.
-  const rawParsers = {
-    name: 'raw-parsers',
-    setup(builder) {
-      builder.onResolve({filter: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/}, ({path, importer}) =>
-        /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]/.test(importer) ? rawVendor(`undici/lib/llhttp/${path.slice('../llhttp/'.length)}`) : undefined,
-      )
-    },
-  }
   // Without esbuild's keepNames: a package's names are its own business (undici's and zod's errors
-  // name themselves), and the calls that would give every function its name back cost a lookup
-  // some 0.2 ms of undici's evaluation.
+  // name themselves), and the calls that would give every function its name back cost some 0.2 ms
+  // of undici's evaluation.
   await build({...cliBuild, keepNames: false, plugins: [rawParsers, ...cliBuild.plugins], stdin: {contents, resolveDir: root, sourcefile: VENDOR_ENTRY, loader: 'js'}, outfile})
   finishBundle(outfile, {wrapped: true})
 }
