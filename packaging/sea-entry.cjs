@@ -10,7 +10,6 @@
 // evaluated here, never from disk.
 'use strict'
 const {getRawAsset} = require('node:sea')
-const {createRequire, Module} = require('node:module')
 const {join} = require('node:path')
 const {setFlagsFromString} = require('node:v8')
 const {Script} = require('node:vm')
@@ -35,16 +34,16 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 }
 const root = process.execPath
 const bundles = join(root, 'dist', 'bundle')
-const nodeRequire = createRequire(join(bundles, 'gateway.cjs'))
 
 /** How a bundle the build wrapped already begins, as in bin/run.js: compiled as it is. */
 const WRAPPED = '(function (exports, require, module, __filename, __dirname) { '
 
 /**
- * Evaluates a bundle carried as an asset, as a CommonJS module of the path it has in a checkout,
- * compiled with its code cache (as bin/run.js does from disk). Its require is the one given.
+ * Evaluates a bundle carried as an asset, compiled with its code cache (as bin/run.js does from
+ * disk), as `module` with the require given. As in bin/run.js, the fast path's bundles get a
+ * plain module object, and only the main bundle a CommonJS module of the path it has in a checkout.
  */
-function loadBundle(name, bundleRequire, report = true) {
+function loadBundle(name, bundleRequire, module = {exports: {}}, report = true) {
   const bundle = join(bundles, name)
   // The build makes every bundle ASCII (see bin/run.js).
   const source = asset(name).toString('latin1')
@@ -57,10 +56,8 @@ function loadBundle(name, bundleRequire, report = true) {
   }
   // package.mjs checks that each cache was made for its bundle; checked again here, as bin/run.js does.
   const cachedData = key && cache && cache.subarray(0, key.length + 1).toString('latin1') === `${key}\n` ? cache.subarray(key.length + 1) : undefined
-  const script = new Script(source.startsWith(WRAPPED) ? source : Module.wrap(source), {filename: bundle, cachedData})
+  const script = new Script(source.startsWith(WRAPPED) ? source : require('node:module').wrap(source), {filename: bundle, cachedData})
   if (report && process.env.GATEWAY_CODE_CACHE_REPORT) process.stderr.write(`code cache of ${name}: ${cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used'}\n`)
-  const module = new Module(bundle)
-  module.filename = bundle
   script.runInThisContext()(module.exports, bundleRequire, module, bundle, bundles)
   module.loaded = true
   return module.exports
@@ -69,17 +66,21 @@ function loadBundle(name, bundleRequire, report = true) {
 // The fast path, as in bin/run.js: a command line its plan reads whole runs from its command's
 // fast bundle, which takes its packages from the vendor bundles and Node's built-ins from Node.
 if (process.env.GATEWAY_FAST_PATH !== '0') {
-  // The plan is small enough to compile at once: it has no code cache to report on.
-  const fast = loadBundle('plan.cjs', nodeRequire, false)
+  // The plan is small enough to compile at once: it has no code cache to report on. What the plan
+  // and the fast bundles take from Node, they take with this entry's own require, which Node gives
+  // its built-ins alone.
+  const fast = loadBundle('plan.cjs', require, undefined, false)
   const planned = fast.plan(argv, process.env)
   if (planned) {
-    const fastRequire = fast.fastRequire(loadBundle, nodeRequire, asset)
+    const fastRequire = fast.fastRequire(loadBundle, require, asset)
     loadBundle(planned.bundle, fastRequire).run(planned, fast.bin)
     return
   }
 }
 
+const {createRequire, Module} = require('node:module')
 const bundle = join(bundles, 'gateway.cjs')
+const nodeRequire = createRequire(bundle)
 // The main bundle's require: the bundle itself by its path (or the target the package.json
 // names), Node's built-ins otherwise. The bundle requires nothing else from disk: the CLI runs
 // built (oclif's TypeScript support, which would, is turned off in run()).
@@ -89,7 +90,9 @@ const bundleRequire = (id) => (own(id) ? cli.exports : nodeRequire(id))
 bundleRequire.resolve = (id, options) => (own(id) ? bundle : nodeRequire.resolve(id, options))
 bundleRequire.cache = nodeRequire.cache
 bundleRequire.main = undefined
-cli.exports = loadBundle('gateway.cjs', bundleRequire)
+const mainModule = new Module(bundle)
+mainModule.filename = bundle
+cli.exports = loadBundle('gateway.cjs', bundleRequire, mainModule)
 
 const pjson = JSON.parse(asset('package.json').toString('utf8'))
 const manifest = JSON.parse(asset('oclif.manifest.json').toString('utf8'))
