@@ -31,9 +31,6 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     throw new UsageError(problems.join('\n'), {messages: problems})
   }
   const {generatedKey, value: request} = prepared
-  // The charge is to be sent: the HTTP parser starts compiling on V8's background threads while
-  // the journal is written and the token read (src/api/http-parser.ts).
-  void (await import('../api/http-parser.js')).prepareHttpParser()
   if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = request.idempotencyKey
   const {sendMoney} = await import('../send/money.js')
