@@ -10,8 +10,8 @@ import {Args, Flags} from '@oclif/core'
  * The commands the fast path runs, each from its entry (built into a bundle of its own), and the
  * flags it leaves to oclif (a batch: its own reader, prompts and summary). `carries` names the
  * packages a command's bundle holds itself instead of loading them from their vendor bundles: a
- * lookup always sends, so undici is part of its one file and its one code cache (a charge refused
- * before sending reads none of undici, which it would have to, held in its own bundle).
+ * lookup always sends, so undici is part of its one file and its one code cache. A charge keeps
+ * taking undici from its vendor bundle: refused before sending, as a bad flag is, it reads none of it.
  */
 export const FAST_COMMANDS = [
   {id: 'tx:create', entry: 'src/fast/tx-create.ts', declines: ['batch'], carries: []},
