@@ -116,12 +116,17 @@ export async function findRepeats<R extends {body: Record<string, unknown>}>(
   command: string,
   requests: readonly R[],
 ): Promise<Array<Repeat<R>>> {
+  // Only a request with an external code is compared: when none has one, the journal is not read
+  // (a charge without a code, a cron job's usual one, would otherwise read up to a whole 1 MiB file).
+  const compared = requests.flatMap((request) => {
+    const match = matchOf(command, target.profile, target.baseUrl, request.body)
+    return match === undefined ? [] : [{request, match}]
+  })
+  if (compared.length === 0) return []
   const index = await currentIndex(journal)
   if (index.byMatch.size === 0) return []
   const repeats: Array<Repeat<R>> = []
-  for (const request of requests) {
-    const match = matchOf(command, target.profile, target.baseUrl, request.body)
-    if (match === undefined) continue
+  for (const {request, match} of compared) {
     // The latest such request that was not refused is the one compared (and named).
     let earlier: EarlierRequest | undefined
     for (const id of index.byMatch.get(match) ?? []) {
