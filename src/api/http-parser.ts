@@ -2,9 +2,9 @@
  * undici reads HTTP answers with llhttp compiled to WebAssembly, and compiles the module on the main
  * thread when its first connection opens (a few milliseconds of every short command).
  * prepareHttpParser() starts compiling the same bytes on V8's background threads instead, as soon
- * as a command knows it will send a request (a lookup on the fast path: before the rest of its
- * bundle is evaluated), while it reads its token and loads undici; the client waits for it before
- * its first request, by when it is mostly done. bin/run.js has V8 compile every function of it
+ * as a command knows it will send a request (a lookup on the fast path: as soon as its bundle is
+ * evaluated, for an id it will send), while it reads its token and loads undici; the client waits
+ * for it before its first request, by when it is mostly done. bin/run.js has V8 compile every function of it
  * then (--no-wasm-lazy-compilation), not each on the main thread when first called, mid-request.
  * V8 takes each step of the compile from the main thread between turns of the event loop, so a
  * command that starts the compile early lets the loop turn once soon after (src/fast/tx-get.ts).
