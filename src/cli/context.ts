@@ -233,10 +233,31 @@ export async function processContext(bin = 'gateway'): Promise<CommandContext> {
     env,
     configDir: configDir(env),
     bin,
-    interrupted: () =>
-      (signal ??= new Promise((resolve) => {
-        process.once('SIGINT', resolve)
-        process.once('SIGTERM', resolve)
-      })),
+    interrupted: () => (signal ??= firstSignal()),
+  })
+}
+
+/**
+ * The first SIGINT or SIGTERM. The command then ends in its own way (what it cut short said, exit
+ * 130 or 143); a second signal ends the process at once, as the signal would have. The listener
+ * stays until then: a package that watches signals to tidy up at exit (the spinner's cursor, via
+ * signal-exit) re-raises a signal that no other listener is left to handle, which would end the
+ * process by the signal before the command could say what it cut short.
+ */
+function firstSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let received = false
+    const listener = (name: NodeJS.Signals) => {
+      if (!received) {
+        received = true
+        resolve(name)
+        return
+      }
+      process.off('SIGINT', listener)
+      process.off('SIGTERM', listener)
+      process.kill(process.pid, name)
+    }
+    process.on('SIGINT', listener)
+    process.on('SIGTERM', listener)
   })
 }

@@ -72,6 +72,15 @@ export interface PtyStep {
   /** A regular expression the output since the previous step must match before `send` is typed. */
   expect: string
   send?: string
+  /** Note the terminal's modes when `expect` matched, before typing (see TerminalModes). */
+  modes?: boolean
+}
+
+/** A terminal's local modes, as `stty` names them: keys make signals (isig), input is read by lines (icanon), typing is echoed. */
+export interface TerminalModes {
+  isig: boolean
+  icanon: boolean
+  echo: boolean
 }
 
 /**
@@ -81,7 +90,7 @@ export interface PtyStep {
 export function runInTerminal(
   args: string[],
   options: {env?: Record<string, string | undefined>; steps?: PtyStep[]; cols?: number; rows?: number; timeoutS?: number} = {},
-): Promise<{output: string; code: number | null}> {
+): Promise<{output: string; code: number | null; modes: Array<TerminalModes | null>; after: TerminalModes | null}> {
   const helper = fileURLToPath(new URL('pty_run.py', import.meta.url))
   const spec = {
     argv: [process.execPath, BIN, ...args],

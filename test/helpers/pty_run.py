@@ -1,9 +1,11 @@
 """Runs a command in a pseudo-terminal of a fixed size, answers its prompts, and reports what it drew.
 
 Input (JSON on stdin): {"argv": [...], "env": {...}, "cols": 160, "rows": 50,
-  "steps": [{"expect": "regex", "send": "text"}, ...], "timeout": 20}
-Each step waits until the output written since the previous step matches `expect`, then types `send`.
-Output (JSON on stdout): {"output": "everything the command wrote", "code": exit status or null}
+  "steps": [{"expect": "regex", "send": "text", "modes": true}, ...], "timeout": 20}
+Each step waits until the output written since the previous step matches `expect`, then types `send`;
+with "modes", it first notes the terminal's modes (whether it makes signals of keys, reads lines, echoes).
+Output (JSON on stdout): {"output": "everything the command wrote", "code": exit status or null,
+  "modes": [the modes noted at each such step], "after": the modes once the command has exited}
 """
 import fcntl
 import json
@@ -25,6 +27,16 @@ if pid == 0:
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", spec.get("rows", 50), spec.get("cols", 160), 0, 0))
 output = b""
 mark = 0
+modes = []
+
+
+def terminal_modes():
+    """The terminal's local modes, as `stty` shows them: isig, icanon, echo."""
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except termios.error:
+        return None
+    return {"isig": bool(lflag & termios.ISIG), "icanon": bool(lflag & termios.ICANON), "echo": bool(lflag & termios.ECHO)}
 
 
 def pump(wait):
@@ -50,6 +62,8 @@ for step in spec.get("steps", []):
             break
         alive = pump(0.05)
     mark = len(output)
+    if step.get("modes"):
+        modes.append(terminal_modes())
     if alive and "send" in step:
         os.write(fd, step["send"].encode())
 
@@ -67,4 +81,5 @@ while time.time() < deadline + 2:
 else:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
-json.dump({"output": output.decode("utf8", "replace"), "code": code}, sys.stdout)
+after = terminal_modes()
+json.dump({"output": output.decode("utf8", "replace"), "code": code, "modes": modes, "after": after}, sys.stdout)
