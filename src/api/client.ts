@@ -1,10 +1,10 @@
 import type {Agent, Dispatcher} from 'undici'
 
-import {AuthError, GatewayError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
+import {AuthError, CertificateRequiredError, GatewayError, InternalError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {prepareHttpParser} from './http-parser.js'
-import {describeNetworkError} from './network.js'
+import {classifyFailure, describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
-import {errorCode, NOT_SENT_CODES, RetryPolicy, type RetryMode} from './retry.js'
+import {RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
 
@@ -235,7 +235,7 @@ export class GatewayClient {
     // Compiled on other threads while the token is read and undici loaded (see http-parser.ts).
     void prepareHttpParser()
     if (options.auth === false) return this.send<T>(method, path, options)
-    let token = await this.accessToken()
+    let token = await beforeSending(() => this.accessToken(), options, `${method} ${path}`)
     try {
       return await this.send<T>(method, path, options, token.accessToken)
     } catch (error) {
@@ -269,25 +269,33 @@ export class GatewayClient {
   }
 
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
-    const {request} = await import('undici')
-    const dispatchers = await this.dispatchers()
-    await prepareHttpParser()
-    const url = this.url(path, options.query)
+    // The request made ready: undici loaded and its pool set up, the URL, headers and body. An error
+    // here is this program's own, and nothing has left.
+    const {request, dispatchers, url, headers, body} = await beforeSending(
+      async () => {
+        const {request} = await import('undici')
+        const dispatchers = await this.dispatchers()
+        await prepareHttpParser()
+        const headers: Record<string, string> = {
+          accept: 'application/json',
+          'user-agent': this.userAgent,
+          ...options.headers,
+        }
+        let body: string | undefined
+        if (options.form) {
+          headers['content-type'] = 'application/x-www-form-urlencoded'
+          body = new URLSearchParams(options.form).toString()
+        } else if (options.json !== undefined) {
+          headers['content-type'] = 'application/json'
+          body = JSON.stringify(options.json)
+        }
+        if (bearer) headers.authorization = `Bearer ${bearer}`
+        return {request, dispatchers, url: this.url(path, options.query), headers, body}
+      },
+      options,
+      `${method} ${path}`,
+    )
     const context = options.context ?? `${method} ${url.pathname}`
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.userAgent,
-      ...options.headers,
-    }
-    let body: string | undefined
-    if (options.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-      body = new URLSearchParams(options.form).toString()
-    } else if (options.json !== undefined) {
-      headers['content-type'] = 'application/json'
-      body = JSON.stringify(options.json)
-    }
-    if (bearer) headers.authorization = `Bearer ${bearer}`
     const timeoutMs = options.timeoutMs ?? this.timeoutMs
     const mode = this.retryMode(method, options)
     const deadlineMs = options.deadlineMs ?? this.options.deadlineMs ?? (mode === 'never' ? timeoutMs : Math.max(120_000, 2 * timeoutMs))
@@ -316,7 +324,7 @@ export class GatewayClient {
       for (const [name, value] of Object.entries(headers)) this.emit(`> ${name}: ${redactHeader(name, value)}`)
       if (body) this.emit(`> ${redactBody(body, headers['content-type'])}`)
     }
-    let status: number
+    let status: number | undefined
     let responseHeaders: Record<string, string | string[] | undefined>
     let text: string
     try {
@@ -339,14 +347,35 @@ export class GatewayClient {
         this.emit(`< refused after ${Math.round(monotonicMs() - started)} ms: ${error.message}`)
         throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
       }
-      const reason = describeNetworkError(error)
-      this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${reason}`)
-      const code = errorCode(error)
+      // What failed decides what it means (src/api/network.ts): only the network is the gateway being unavailable.
+      const failure = classifyFailure(error)
+      this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${failure.reason}`)
+      if (failure.kind === 'internal') {
+        // Before any answer, and with no attempt that reached the gateway, the request never left:
+        // undici builds and checks a request before it writes it.
+        const answered = status !== undefined || policy.reached
+        throw this.finalError(
+          InternalError,
+          `${context}: ${answered ? "an error of this program while reading the gateway's answer" : 'an error of this program before the request left'}, not of the gateway or the network (${failure.reason})`,
+          {cause: error, retryable: answered, notSent: !answered, hint: INTERNAL_HINT},
+          policy,
+          options,
+        )
+      }
+      if (failure.kind === 'certificate-required') {
+        throw this.finalError(
+          CertificateRequiredError,
+          `${url.origin} asks for a client certificate, and none was given (${context})`,
+          {cause: error, notSent: !policy.reached},
+          policy,
+          options,
+        )
+      }
       // Provably never sent: no attempt reached the gateway, and the last could not even connect.
-      const notSent = !policy.reached && code !== undefined && NOT_SENT_CODES.has(code)
+      const notSent = !policy.reached && failure.kind === 'not-sent'
       throw this.finalError(
         UnavailableError,
-        `could not reach the gateway at ${url.origin} (${context}): ${reason}`,
+        `could not reach the gateway at ${url.origin} (${context}): ${failure.reason}`,
         {cause: error, retryable: true, notSent},
         policy,
         options,
@@ -476,6 +505,30 @@ export class GatewayClient {
 }
 
 type ErrorClass = new (message: string, options?: GatewayErrorOptions) => GatewayError
+
+/** What an error of the program's own asks of the operator. */
+const INTERNAL_HINT = 'This is a bug of this program, not a failure of the gateway: run the command again with --debug for its trace, and report it.'
+
+/**
+ * Runs a step that comes before the request is handed to undici: an error in it that is not the
+ * client's own (a bug, an option undici refuses) is this program's, before anything left.
+ */
+async function beforeSending<T>(work: () => Promise<T>, request: RequestOptions, what: string): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof GatewayError) throw error
+    const {name, message} = error instanceof Error ? error : {name: 'Error', message: String(error)}
+    // A failed system call (a file that cannot be read) is no bug: said as it is, without the bug's hint.
+    const system = typeof (error as {syscall?: unknown} | undefined)?.syscall === 'string'
+    throw new InternalError(`${request.context ?? what}: an error of this program before the request left, not of the gateway or the network (${name}: ${message}); nothing was sent`, {
+      cause: error,
+      notSent: true,
+      ...(system ? {} : {hint: INTERNAL_HINT}),
+      idempotencyKey: request.idempotencyKey,
+    })
+  }
+}
 
 function errorOptions(error: GatewayError): GatewayErrorOptions {
   return {

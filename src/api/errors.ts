@@ -99,6 +99,20 @@ export class UnavailableError extends GatewayError {
 }
 
 /**
+ * An error of this program's own, not of the gateway or the network: a bug, or an option undici
+ * refuses. `notSent` when it came before the request left (it is then never retried, by the client
+ * or by a replay of the journal); after an answer arrived, the request's outcome is unknown.
+ */
+export class InternalError extends GatewayError {
+  override readonly code = 'INTERNAL'
+}
+
+/** The gateway asked for a client certificate that was not given: an authentication failure, not an outage. */
+export class CertificateRequiredError extends AuthError {
+  override readonly code = 'CERTIFICATE_REQUIRED'
+}
+
+/**
  * A 2xx answer to a request that creates a record, without the record: not JSON, or no `id`. The
  * request may well have been carried out, so its outcome is unknown: retry it under its key.
  */

@@ -1,4 +1,5 @@
 import {parseRetryAfter, RETRYABLE_STATUSES} from './errors.js'
+import {classifyFailure} from './network.js'
 
 /**
  * When a request may be sent again:
@@ -83,7 +84,11 @@ export class RetryPolicy {
   attempts = 1
   /** Why the policy stopped retrying, when it did (for the error message). */
   stopped?: string
-  /** Whether some attempt may have reached the gateway: it answered, or failed after connecting. */
+  /**
+   * Whether some attempt may have reached the gateway: it answered, or the connection failed under
+   * it (a network failure that may come after sending). A failure to connect, and an error of this
+   * program's own before the request left, reach nothing.
+   */
   reached = false
 
   constructor(private readonly options: RetryPolicyOptions) {}
@@ -112,7 +117,7 @@ export class RetryPolicy {
     const code = status === undefined ? errorCode(error) : undefined
     const {retries, deadline, trace} = this.options
     const what = this.options.describe({status, code, error})
-    if (status !== undefined || code === undefined || !NOT_SENT_CODES.has(code)) this.reached = true
+    if (status !== undefined || classifyFailure(error).kind === 'maybe-sent') this.reached = true
     const total = retries + 1
     if (!this.eligible(status, code)) {
       callback(error)

@@ -3,6 +3,7 @@ import {
   AuthError,
   ConfigError,
   GatewayError,
+  InternalError,
   NotFoundError,
   RateLimitError,
   RejectedError,
@@ -110,6 +111,8 @@ export class InterruptedError extends CliError {
 const GATEWAY_EXIT: Array<[new (...args: never[]) => GatewayError, ExitCode, string?]> = [
   // A setting refused before anything was sent is a usage error to the operator.
   [ConfigError, ExitCode.Usage, 'USAGE'],
+  // An error of the CLI's own (a bug), never the gateway being unavailable.
+  [InternalError, ExitCode.Unexpected],
   [AuthError, ExitCode.Auth],
   [NotFoundError, ExitCode.NotFound],
   [RejectedError, ExitCode.Rejected],
