@@ -36,7 +36,7 @@ describe('the header block of an answer', () => {
     padding = 20 * 1024
     const over = await lookup()
     expect(over.code).toBe(7)
-    expect(JSON.parse(over.stdout).error).toMatchObject({exitCode: 7, message: expect.stringMatching(/Headers Overflow/)})
-    expect(unstamped(over.stderr)).toMatch(/^Error: .*Headers Overflow/m)
+    expect(JSON.parse(over.stdout).error).toMatchObject({exitCode: 7, message: expect.stringMatching(/the answer's headers were too large/)})
+    expect(unstamped(over.stderr)).toMatch(/^Error: .*the answer's headers were too large/m)
   })
 })
