@@ -54,7 +54,14 @@ function discoverCommands(dir = commandsDir) {
  * are found from the manifest each plugin publishes, and their hooks from its package.json; the
  * CLI's package.json names each hook (oclif.hooks), and the build checks that it does.
  */
-const BUNDLED_PLUGINS = ['@oclif/plugin-help', '@oclif/plugin-not-found']
+const BUNDLED_PLUGINS = ['@oclif/plugin-help']
+/**
+ * Hooks of the CLI's own, bundled and declared as the plugins' are. command_not_found: a mistyped
+ * command is never run, nor offered to be run (the not-found plugin asks in a terminal whether to
+ * run the closest command, and Enter runs it); bin/run.js says it in one line, with the closest
+ * command, and exits 2.
+ */
+const OWN_HOOKS = [{event: 'command_not_found', path: join(root, 'src', 'cli', 'not-found.ts'), identifier: 'notFoundHook'}]
 /** Events that never happen here: the CLI has no plugin installer. */
 const NO_SUCH_EVENTS = new Set(['plugins:preinstall', 'plugins:postinstall', 'plugins:preuninstall', 'plugins:postuninstall'])
 
@@ -133,10 +140,7 @@ function entrySource(commands, hooks) {
   ]
   for (const {event, path, identifier} of hooks) {
     lines.push(`export function ${hookIdentifier(event)}(options) {`)
-    // A mistyped command is said once, in the CLI's own style, by bin/run.js: the not-found
-    // plugin's own warning is kept quiet (its offer to run the closest command stays).
-    const self = event === 'command_not_found' ? 'Object.create(this, {warn: {value: () => {}}})' : 'this'
-    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(${self}, options)`)
+    lines.push(`  return require(${JSON.stringify(path)})[${JSON.stringify(identifier)}].call(this, options)`)
     lines.push(`}`)
   }
   // Each command's module (and what it imports) is evaluated when oclif asks for that command,
@@ -536,10 +540,10 @@ const plugins = BUNDLED_PLUGINS.map(pluginParts)
 const commands = [...ownCommands, ...plugins.flatMap((plugin) => plugin.commands)]
 const clash = commands.find(({id}, index) => commands.findIndex((other) => other.id === id) !== index)
 if (clash) throw new Error(`two commands have the id "${clash.id}"`)
-const hooks = plugins.flatMap((plugin) => plugin.hooks)
+const hooks = [...plugins.flatMap((plugin) => plugin.hooks), ...OWN_HOOKS]
 const declared = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif?.hooks ?? {}
 for (const {event} of hooks) {
-  if (hooks.filter((hook) => hook.event === event).length > 1) throw new Error(`two bundled plugins hook "${event}": give each its own export`)
+  if (hooks.filter((hook) => hook.event === event).length > 1) throw new Error(`two bundled hooks of "${event}": give each its own export`)
   const entry = [declared[event]].flat().find((hook) => hook?.identifier === hookIdentifier(event))
   if (!entry || entry.target !== './dist/bundle/gateway.cjs') {
     throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
@@ -694,7 +698,7 @@ await build({
 
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))
-console.log(`bundled ${ownCommands.length} commands, and ${commands.length - ownCommands.length} commands and ${hooks.length} hooks of plugins, into ${relative(root, bundle)}`)
+console.log(`bundled ${ownCommands.length} commands and ${OWN_HOOKS.length} hooks, and ${commands.length - ownCommands.length} commands and ${hooks.length - OWN_HOOKS.length} hooks of plugins, into ${relative(root, bundle)}`)
 
 /**
  * Runs the CLI's hot paths with bin/run.js told to write the code cache as it exits: each run

@@ -3,9 +3,17 @@ import {readFileSync} from 'node:fs'
 import {closest} from './parse-errors.js'
 
 /**
+ * oclif's command_not_found hook: a command that does not exist (`gateway tx craete`) is never run,
+ * nor is another run in its place, nor is anything asked, in a terminal or not. It ends the run
+ * with oclif's "not found" (exit 127), which bin/run.js words with commandNotFound below.
+ */
+export async function notFoundHook(options: {id: string}): Promise<never> {
+  throw Object.assign(new Error(`command ${options.id} not found`), {oclif: {exit: 127}})
+}
+
+/**
  * The one line for a command that does not exist (`gateway tx craete`) is a usage error: exit 2, one line, with the
- * closest command, or undefined for any other error. In a terminal the not-found plugin has
- * already offered to run the closest command instead.
+ * closest command, or undefined for any other error.
  */
 export function commandNotFound(error: unknown, argv: readonly string[], manifest: URL | {commands: Record<string, unknown>}, bin: string): string | undefined {
   const oclif = (error as {oclif?: {exit?: number}} | undefined)?.oclif
@@ -31,5 +39,5 @@ export function commandNotFound(error: unknown, argv: readonly string[], manifes
   }
   const typed = words.slice(0, 3).join(' ')
   const near = closest(typed, ids) ?? closest(words.slice(0, 2).join(' '), ids)
-  return `${typed} is not a ${bin} command${near ? `; did you mean ${bin} ${near}?` : ''} (${bin} --help lists them)`
+  return `${typed} is not a ${bin} command${near ? `; did you mean ${near}?` : ''} (${bin} --help lists them)`
 }

@@ -63,7 +63,7 @@ describe('what a new operator meets', () => {
       const result = await runCli(['tx', 'craete'], {env})
       expect(result.code).toBe(2)
       // Into a log, the line says when, as every other error line does.
-      expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: tx craete is not a gateway command; did you mean gateway tx create\?/m)
+      expect(result.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: tx craete is not a gateway command; did you mean tx create\?/m)
     })
 
     it('takes -h for --help and -v for --version (a real process)', async () => {
