@@ -2,7 +2,7 @@ import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {CommandContext, processContext} from './cli/context.js'
 import {ExitCode, UsageError} from './cli/errors.js'
-import {commandGlobals, givesFlag, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure, typedFlag} from './cli/outcome.js'
+import {commandGlobals, givesFlag, type GlobalFlags, guardStdout, printResult, reportFailure, typedFlag} from './cli/outcome.js'
 import {retryFlag} from './cli/retry-flag.js'
 import {contextStorage} from './cli/run.js'
 import {parseDuration} from './input/duration.js'
@@ -98,9 +98,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public override async init(): Promise<void> {
     await super.init()
     const given = contextStorage.getStore()
-    // Run as its own process: a closed stdout ends the run quietly.
-    if (!given) quietOnClosedStdout()
     this.ctx = given ?? (await processContext(this.config.bin))
+    // Run as its own process: a closed stdout ends the run quietly, one that cannot be written says so.
+    if (!given) guardStdout(this.ctx)
     const flagInput = {...(super.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
     let parsed: Awaited<ReturnType<typeof this.parse>>
     try {

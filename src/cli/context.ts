@@ -23,6 +23,14 @@ export interface IO extends Terminal {
   rows?: number
 }
 
+/** A record a charge or payout made (or found made earlier under its key), as the journal holds it. */
+export interface MadeRecord {
+  /** "charge", "withdrawal". */
+  one: string
+  id: string
+  idempotencyKey: string
+}
+
 /** The options every command takes (the global flags). */
 export interface Globals {
   profile: string
@@ -82,6 +90,8 @@ export class CommandContext {
    * there, so it goes to stderr (as JSON under --json).
    */
   streaming = false
+  /** The records this run's charges and payouts made, in order: a failure after them names them. */
+  readonly made: MadeRecord[] = []
   private opened?: Promise<Session>
   private storeInstance?: ProfileStore
   private folderChecked = false

@@ -2,6 +2,8 @@
 // parsed flags, the --json document of a result, and the report of a failure (the error envelope,
 // the stderr lines and the exit code). The oclif base class (src/base-command.ts) and the fast path
 // (src/fast/hot.ts) both run commands through these, so the two say the same things.
+import {readlinkSync} from 'node:fs'
+
 import {scrub} from '../api/redact.js'
 import {UUID_PATTERN} from '../schemas/enums.js'
 import {jsonDocument, type CommandContext, type Globals} from './context.js'
@@ -125,12 +127,53 @@ export async function reportFailure(ctx: CommandContext, error: Error, json: boo
 }
 
 /**
- * For a command run as its own process: the reader of stdout went away (`| head`), so there is no
- * one left to write for. Stop quietly, as Unix tools do, instead of failing with EPIPE.
+ * For a command run as its own process, what a failed write to stdout means, at once (nothing more
+ * can be said there). The reader went away (EPIPE, `| head`): no one is left to write for, and the
+ * run stops quietly with exit 0, as Unix tools do. Any other failure (a full disk, an I/O error):
+ * one line on stderr naming the output, the cause and the records a charge or payout made, exit 1.
+ * Ahead of oclif's own listener, which would throw it.
  */
-export function quietOnClosedStdout(): void {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+export function guardStdout(ctx: CommandContext): void {
+  process.stdout.prependListener('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(ExitCode.Ok)
-    throw error
+    ctx.io.stderr.write(outputFailureLine(ctx, error, stdoutName()))
+    process.exit(ExitCode.Unexpected)
   })
+}
+
+/**
+ * The line for output that could not be written: where, why, and what the run's charges and
+ * payouts made (the journal holds them), so that nothing made goes unsaid.
+ */
+export function outputFailureLine(ctx: CommandContext, error: NodeJS.ErrnoException, output: string): string {
+  const label = ctx.io.stampErrors ? `${new Date(ctx.now()).toISOString()} Error:` : ctx.paint('red', 'Error:')
+  let line = `cannot write the output to ${printable(output)}: ${systemErrorText(error)}`
+  const {made} = ctx
+  const last = made.at(-1)
+  if (made.length === 1 && last) {
+    line += `. The ${last.one} ${last.id} was made, idempotency key ${last.idempotencyKey}; \`${ctx.bin} journal list\` shows it`
+  } else if (made.length > 1 && last) {
+    line += `. ${made.length} records were made before it, the last the ${last.one} ${last.id} (idempotency key ${last.idempotencyKey}); \`${ctx.bin} journal list\` shows them`
+  }
+  return terminalText(`${label} ${line}\n`, {lines: true, color: ctx.io.color})
+}
+
+/** "no space left on device (ENOSPC)": a system error in words, from Node's "ENOSPC: no space left on device, write". */
+function systemErrorText(error: NodeJS.ErrnoException): string {
+  const {code} = error
+  const words = (code && error.message.startsWith(`${code}: `) ? error.message.slice(code.length + 2) : error.message).replace(/, (write|writev)$/, '')
+  return code && !words.includes(code) ? `${words} (${code})` : words
+}
+
+/** What stdout is, for a person: the file it writes to, else a pipe or a socket. */
+function stdoutName(): string {
+  try {
+    const target = readlinkSync('/proc/self/fd/1')
+    if (target.startsWith('/')) return `standard output (${target})`
+    if (target.startsWith('pipe:')) return 'standard output (a pipe)'
+    if (target.startsWith('socket:')) return 'standard output (a socket)'
+  } catch {
+    // No /proc (not Linux): the stream alone is named.
+  }
+  return 'standard output'
 }

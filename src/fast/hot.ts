@@ -5,7 +5,7 @@
 // own code cache (dist/bundle/fast-*.cjs, scripts/build.mjs), which holds only what it loads.
 
 import {processContext} from '../cli/context.js'
-import {commandGlobals, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure} from '../cli/outcome.js'
+import {commandGlobals, type GlobalFlags, guardStdout, printResult, reportFailure} from '../cli/outcome.js'
 import type {CommandContext} from '../cli/context.js'
 import type {Plan} from './plan.js'
 
@@ -14,8 +14,8 @@ export type Runner = (flags: Record<string, unknown>, args: Record<string, unkno
 
 /** Runs a planned command as this process, as the oclif command would (BaseCommand's init, run, catch and finally). */
 export async function runPlan(plan: Plan, bin: string, runner: Runner): Promise<void> {
-  quietOnClosedStdout()
   const ctx = await processContext(bin)
+  guardStdout(ctx)
   // As oclif's jsonEnabled: --json typed. The plan leaves to oclif the other ways to it (--fields,
   // which implies --json, a `--` before it, GATEWAY_CONTENT_TYPE).
   const json = plan.argv.includes('--json')

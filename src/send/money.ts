@@ -143,6 +143,7 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
     ...(answer.replayed ? {replayed: true} : {}),
   })
   await appendOutcome(ctx, journal, done(entry))
+  ctx.made.push({one: send.one, id: answer.body.id, idempotencyKey: spec.idempotencyKey})
   if (answer.replayed) {
     // The gateway answered an earlier request's record: an earlier entry of this key, to this
     // gateway, left pending by a failure, is settled by the same answer.
