@@ -19,9 +19,11 @@ describe('a money command interrupted while its request is out', () => {
   let config: ReturnType<typeof tempConfigDir>
   let env: Record<string, string>
 
+  // tx create runs on the fast path, and on oclif's with GATEWAY_FAST_PATH=0: both end the same way.
   const commands = [
-    {name: 'withdraw', argv: ['withdraw', '--amount', '2500', '--pix-key', 'maria@example.com', '--yes'], route: 'POST /core/withdraw', one: 'withdrawal', spinner: 'Sending the withdrawal'},
-    {name: 'tx create', argv: ['tx', 'create', '--amount', '1500'], route: 'POST /core/transaction', one: 'charge', spinner: 'Creating the charge'},
+    {name: 'withdraw', argv: ['withdraw', '--amount', '2500', '--pix-key', 'maria@example.com', '--yes'], extra: {}, route: 'POST /core/withdraw', one: 'withdrawal', spinner: 'Sending the withdrawal'},
+    {name: 'tx create', argv: ['tx', 'create', '--amount', '1500'], extra: {}, route: 'POST /core/transaction', one: 'charge', spinner: 'Creating the charge'},
+    {name: "tx create on oclif's path", argv: ['tx', 'create', '--amount', '1700'], extra: {GATEWAY_FAST_PATH: '0'}, route: 'POST /core/transaction', one: 'charge', spinner: 'Creating the charge'},
   ]
 
   /** The pending entries of the journal, as `journal list --pending --json` shows them. */
@@ -46,11 +48,11 @@ describe('a money command interrupted while its request is out', () => {
     config.remove()
   })
 
-  it.each(commands)('$name: Ctrl-C in a terminal ends it at once with exit 130 and one line; the entry is pending, and the terminal kept its signals', async ({argv, route, one, spinner}) => {
+  it.each(commands)('$name: Ctrl-C in a terminal ends it at once with exit 130 and one line; the entry is pending, and the terminal kept its signals', async ({argv, extra, route, one, spinner}) => {
     const before = (await pending()).length
     await control(sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
     const result = await runInTerminal(argv, {
-      env,
+      env: {...env, ...extra},
       steps: [{expect: spinner, modes: true, send: '\u0003'}],
       timeoutS: 30,
     })
@@ -71,9 +73,9 @@ describe('a money command interrupted while its request is out', () => {
     expect(left.find((entry) => entry.idempotencyKey === key)).toMatchObject({state: 'pending'})
   })
 
-  it.each(commands)('$name: SIGTERM ends it at once with exit 143 and the same line; `journal retry` then settles it under the same key', async ({argv, route, one}) => {
+  it.each(commands)('$name: SIGTERM ends it at once with exit 143 and the same line; `journal retry` then settles it under the same key', async ({argv, extra, route, one}) => {
     await control(sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
-    const child = spawn(process.execPath, [BIN, ...argv], {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...argv], {env: cleanEnv({...env, ...extra}), stdio: ['ignore', 'pipe', 'pipe']})
     let stderr = ''
     let stdout = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
