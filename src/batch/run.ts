@@ -400,9 +400,11 @@ async function send<B extends RowBody>(
   const tally: Tally = {rows: rows.length, done: 0, replayed: 0, failed: 0, notSent: 0}
   let next = 0
   let written = 0
-  let interrupted = false
-  void ctx.interrupted().then(() => {
-    interrupted = true
+  // A signal: no row starts, and the rows out are abandoned at once (their entries stay pending).
+  let interrupted: NodeJS.Signals | undefined
+  let cut = 0
+  void ctx.interrupted().then((signal) => {
+    interrupted = signal
   })
 
   const base = (row: PreparedRow<B>) => ({
@@ -433,7 +435,7 @@ async function send<B extends RowBody>(
 
   async function one(row: PreparedRow<B>): Promise<RowResult> {
     try {
-      const sent = await spec.send(ctx, row, {guarded: true, allowRepeats: options.allowRepeats, finishOnInterrupt: true})
+      const sent = await spec.send(ctx, row, {guarded: true, allowRepeats: options.allowRepeats, interruptNote: false})
       if (sent.replayed) tally.replayed += 1
       else tally.done += 1
       return {
@@ -450,6 +452,8 @@ async function send<B extends RowBody>(
     } catch (error) {
       tally.failed += 1
       const described = describeError(error)
+      const abandoned = described.exitCode === ExitCode.Interrupted || described.exitCode === ExitCode.Terminated
+      if (abandoned) cut += 1
       return {
         ...base(row),
         id: null,
@@ -457,7 +461,9 @@ async function send<B extends RowBody>(
         replayed: false,
         outcome: 'failed',
         exitCode: described.exitCode,
-        error: scrub(described.message.split('\n').join('; '), secrets),
+        error: abandoned
+          ? `interrupted (${interrupted ?? 'SIGINT'}) while out: it may or may not have reached the gateway, and is pending in the journal`
+          : scrub(described.message.split('\n').join('; '), secrets),
         ...spec.resultFields?.(row.body),
       }
     }
@@ -478,7 +484,7 @@ async function send<B extends RowBody>(
   for (const [index, row] of rows.entries()) {
     if (results[index]) continue
     tally.notSent += 1
-    results[index] = {...base(row), id: null, status: null, replayed: false, outcome: 'not-sent', exitCode: ExitCode.Interrupted, error: 'not sent: interrupted', ...spec.resultFields?.(row.body)}
+    results[index] = {...base(row), id: null, status: null, replayed: false, outcome: 'not-sent', exitCode: interrupted === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted, error: 'not sent: interrupted', ...spec.resultFields?.(row.body)}
   }
   await flush()
   status.clear()
@@ -493,9 +499,13 @@ async function send<B extends RowBody>(
   const failed = all.filter((result) => result.outcome === 'failed')
   const document = {summary, results: all, tally}
   if (interrupted) {
-    ctx.note(`Interrupted: ${tally.notSent} ${tally.notSent === 1 ? 'row was' : 'rows were'} not sent. Run the same file again, unchanged, to send them: the rows already sent come back as replays.`)
+    const out =
+      cut === 0
+        ? ''
+        : ` ${cut} ${cut === 1 ? 'row was' : 'rows were'} out and may or may not have reached the gateway: pending in the journal, \`${ctx.bin} journal retry\` settles ${cut === 1 ? 'it' : 'them'} with the same ${cut === 1 ? 'key' : 'keys'}.`
+    ctx.note(`Interrupted (${interrupted}):${out} ${tally.notSent} ${tally.notSent === 1 ? 'row was' : 'rows were'} not sent. Run the same file again, unchanged, to send them: the rows already sent come back as replays.`)
     if (asDocument) ctx.json(document)
-    throw new (await import('../cli/errors.js')).InterruptedError()
+    throw new (await import('../cli/errors.js')).InterruptedError(interrupted)
   }
   if (failed.length === 0) return asDocument ? document : undefined
   const error = failedError(spec, failed, tally)

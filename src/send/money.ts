@@ -50,8 +50,11 @@ export interface SendOptions {
   guarded?: boolean
   /** Called after every check and before the journal entry: a confirmation, the key shown. */
   beforeSend?: () => Promise<void> | void
-  /** On SIGINT or SIGTERM, let the request finish (a batch's rows in flight) instead of abandoning it. */
-  finishOnInterrupt?: boolean
+  /**
+   * On SIGINT or SIGTERM the request is abandoned at once and its entry left pending; the line that
+   * says so is the caller's when false (a batch says it once, for all its rows out).
+   */
+  interruptNote?: boolean
   /** Wraps the sending itself (a spinner). */
   around?: <R>(work: () => Promise<R>) => Promise<R>
   /** Another session than the context's (a journal entry's own profile). */
@@ -95,24 +98,22 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
   let answered = false
   let signalled: NodeJS.Signals | undefined
   try {
-    // A signal while the request is out: its fate is unknown, and the operator is told how to settle it.
-    // A batch lets the rows in flight finish instead.
+    // A signal while the request is out: it is abandoned at once, its fate unknown, and the operator
+    // is told how to settle it.
     const never = new Promise<never>(() => {})
-    const interrupted = options.finishOnInterrupt
-      ? never
-      : ctx.interrupted().then(async (signal): Promise<never> => {
-          if (answered) return never
-          signalled = signal
-          await session.client.destroy()
-          throw new InterruptedError(signal)
-        })
+    const interrupted = ctx.interrupted().then(async (signal): Promise<never> => {
+      if (answered) return never
+      signalled = signal
+      await session.client.destroy()
+      throw new InterruptedError(signal)
+    })
     answer = await Promise.race([around(() => send.post(api)), interrupted])
     answered = true
   } catch (error) {
     answered = true
     if (signalled) {
       // No outcome is written: the entry stays pending, as its fate is unknown.
-      ctx.note(
+      if (options.interruptNote !== false) ctx.note(
         `Interrupted (${signalled}) while sending the ${send.one}, idempotency key ${spec.idempotencyKey}: it may or may not have reached the gateway, and is pending in the journal. Settle it with \`${ctx.bin} journal retry\`, or run the same command again with --idempotency-key ${spec.idempotencyKey}.`,
       )
       throw new InterruptedError(signalled)

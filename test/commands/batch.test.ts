@@ -259,7 +259,7 @@ describe('withdraw --batch and tx create --batch', () => {
     expect(await heldWithTag('edited')).toHaveLength(8)
   })
 
-  it('Ctrl-C stops the batch: rows under way finish, the rest are reported not sent (exit 130); the same file again sends them', async () => {
+  it('Ctrl-C between rows stops the batch: no row starts, the rest are reported not sent (exit 130); the same file again sends them', async () => {
     const path = file(payoutCsv(payouts(10, 'interrupted')))
     let stop!: (signal: NodeJS.Signals) => void
     const signal = new Promise<NodeJS.Signals>((resolve) => (stop = resolve))

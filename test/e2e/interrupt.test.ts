@@ -1,8 +1,12 @@
 import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {BIN, cleanEnv, runCli, runInTerminal, tempConfigDir} from '../helpers/cli.js'
+import {payoutCsv, payouts} from '../helpers/batch.js'
 import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
 const ANSI = /\u001B\[[0-9;?]*[A-Za-z]/g
@@ -97,6 +101,62 @@ describe('a money command interrupted while its request is out', () => {
     const report = JSON.parse(retried.stdout) as {retried: Array<{idempotencyKey: string; state: string; replayed?: boolean}>}
     expect(report.retried).toEqual([expect.objectContaining({idempotencyKey: key, state: 'done', replayed: true})])
     expect((await pending()).find((entry) => entry.idempotencyKey === key)).toBeUndefined()
+  })
+})
+
+/**
+ * A batch interrupted while a row is out (the sandbox holds its answer): it ends at once, the row out
+ * reported interrupted and pending in the journal, the rows not started reported not sent, in one line.
+ */
+describe('a batch interrupted while a row is out', () => {
+  let sandbox: Sandbox
+  let config: ReturnType<typeof tempConfigDir>
+  let env: Record<string, string>
+  let files: string
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+    config = tempConfigDir()
+    env = {GATEWAY_CONFIG_DIR: config.dir}
+    files = mkdtempSync(join(tmpdir(), 'gateway-batch-'))
+    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+    expect(login.code).toBe(0)
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    config.remove()
+    rmSync(files, {recursive: true, force: true})
+  })
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s: exit %i at once, the row out pending, the rest not sent, said in one line', async (signal, code) => {
+    const path = join(files, `${signal}.csv`)
+    writeFileSync(path, payoutCsv(payouts(4, `batch-${signal}`)))
+    await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'slow', delayMs: HELD_MS})
+    const child = spawn(process.execPath, [BIN, 'withdraw', '--batch', path, '--yes', '--concurrency', '1', '--output', 'ndjson'], {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    await waitFor(() => sandbox.state.faults.queued.length === 0)
+    child.kill(signal)
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(code)
+    const rows = stdout.trim().split('\n').map((line) => JSON.parse(line) as {line: number; outcome: string; exitCode: number; idempotencyKey: string; error: string | null})
+    expect(rows.map((row) => [row.outcome, row.exitCode])).toEqual([
+      ['failed', code],
+      ['not-sent', code],
+      ['not-sent', code],
+      ['not-sent', code],
+    ])
+    expect(rows[0].error).toBe(`interrupted (${signal}) while out: it may or may not have reached the gateway, and is pending in the journal`)
+    const lines = stderr.split('\n').filter((line) => line.startsWith('Interrupted'))
+    expect(lines).toEqual([
+      `Interrupted (${signal}): 1 row was out and may or may not have reached the gateway: pending in the journal, \`gateway journal retry\` settles it with the same key. 3 rows were not sent. Run the same file again, unchanged, to send them: the rows already sent come back as replays.`,
+    ])
+    const listed = await runCli(['journal', 'list', '--pending', '--json'], {env})
+    expect((JSON.parse(listed.stdout) as Array<{idempotencyKey: string}>).map((entry) => entry.idempotencyKey)).toContain(rows[0].idempotencyKey)
   })
 })
 
