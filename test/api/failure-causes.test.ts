@@ -112,6 +112,17 @@ describe('the client, against failures of each cause', () => {
     expect(stateAfter(error)).toBe('not-sent')
   })
 
+  it('a failed TLS handshake (a plain-http server reached over TLS): exit 7, not sent, the cause named', async () => {
+    const client = clientFor(world.sandbox.baseUrl.replace('http://', 'https://'), 0)
+    const error = await post(client, {}, false).catch((caught: unknown) => caught)
+    await client.close()
+    expect(error).toBeInstanceOf(UnavailableError)
+    expect(error).toMatchObject({notSent: true})
+    expect((error as Error).message).toContain('this server does not speak TLS')
+    expect(describeError(error).exitCode).toBe(ExitCode.Unavailable)
+    expect(stateAfter(error)).toBe('not-sent')
+  })
+
   it('a connection reset after the gateway took the request: exit 7, pending', async () => {
     await control(world.sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', kind: 'reset-after'})
     const client = clientFor(world.sandbox.baseUrl, 0)
