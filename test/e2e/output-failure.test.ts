@@ -92,6 +92,13 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () =>
     expect(errorLines(result.stderr)).toEqual([WHERE])
   })
 
+  it('deposits summary --chart png to a full disk: exit 1, one line naming the file and the cause', async () => {
+    const result = await runCli(['deposits', 'summary', '--chart', 'png', '/dev/full'], {env})
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(errorLines(result.stderr)).toEqual(['Error: cannot write the chart to /dev/full: ENOSPC: no space left on device, write'])
+  })
+
   /** The id of a charge the journal holds (the tests above made some). */
   async function chargeId(): Promise<string | undefined> {
     const listed = await runCli(['journal', 'list', '--json'], {env})

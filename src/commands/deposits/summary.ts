@@ -107,7 +107,8 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
     try {
       await writeFile(chart.png, pngBarChart(summary.days))
     } catch (error) {
-      throw new UsageError(`--chart png: cannot write ${chart.png}: ${(error as Error).message}`)
+      // Checked writable before anything was fetched: a write that fails now (a full disk) is no usage error.
+      throw new Error(`cannot write the chart to ${chart.png}: ${(error as Error).message}`)
     }
   }
 
