@@ -12,7 +12,10 @@ import {classifyFailure} from './network.js'
  */
 export type RetryMode = 'safe' | 'before-send' | 'never'
 
-/** Connection failures after which nothing reached the gateway. */
+/**
+ * Connection failures after which nothing reached the gateway, retried even without an idempotency
+ * key. What a failure means (exit code, journal state) is decided by classifyFailure (network.ts).
+ */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
