@@ -192,7 +192,7 @@ describe('a charge or payout that fails inside the program before it leaves', ()
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/Error: .*an error of this program before the request left, not of the gateway or the network \((InvalidArgumentError UND_ERR_INVALID_ARG|TypeError): .*\); nothing was sent/)
     expect(result.stderr).not.toContain('could not reach the gateway')
-    if (argv.includes('--json')) expect(JSON.parse(result.stdout)).toMatchObject({error: {code: 'INTERNAL', exitCode: 1}})
+    if ((argv as readonly string[]).includes('--json')) expect(JSON.parse(result.stdout)).toMatchObject({error: {code: 'INTERNAL', exitCode: 1}})
     expect(await sent()).toEqual(before)
     // The journal says it never left: not pending, so nothing replays it.
     const journal = await runCommand(['journal', 'list', '--json'], {env})

@@ -13,10 +13,10 @@ function runIntoFullDisk(args: string[], env: Record<string, string>): Promise<{
     const child = spawn(process.execPath, [BIN, ...args], {env: cleanEnv(env), stdio: ['pipe', full, 'pipe']})
     closeSync(full)
     let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     child.on('error', reject)
     child.on('close', (code) => resolve({code, stderr}))
-    child.stdin.end()
+    child.stdin!.end()
   })
 }
 
@@ -59,7 +59,7 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () =>
 
   const WHERE = 'Error: cannot write the output to standard output (/dev/full): no space left on device (ENOSPC)'
   // Each run names the bundle it ran (GATEWAY_CODE_CACHE_REPORT), so that each path is known to be the one tested.
-  const paths = [
+  const paths: Array<{path: string; extra: Record<string, string>; bundle: RegExp}> = [
     {path: 'the fast path', extra: {GATEWAY_CODE_CACHE_REPORT: '1'}, bundle: /code cache of fast-tx-(create|get)\.cjs/},
     {path: "oclif's path", extra: {GATEWAY_CODE_CACHE_REPORT: '1', GATEWAY_FAST_PATH: '0'}, bundle: /code cache of gateway\.cjs/},
   ]
