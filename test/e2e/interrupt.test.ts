@@ -68,6 +68,7 @@ describe('a money command interrupted while its request is out', () => {
     const screen = result.output.replace(ANSI, '')
     const lines = screen.split(/\r?\n/).filter((line) => /Interrupted/.test(line))
     expect(lines).toHaveLength(1)
+    expect(screen).not.toMatch(/Error:|could not reach/)
     expect(lines[0]).toMatch(
       new RegExp(`Interrupted \\(SIGINT\\) while sending the ${one}, idempotency key ([0-9a-f-]{36}): it may or may not have reached the gateway, and is pending in the journal\\. Settle it with \`gateway journal retry\``),
     )
@@ -92,6 +93,7 @@ describe('a money command interrupted while its request is out', () => {
     expect(stdout).toBe('')
     const line = stderr.split('\n').filter((text) => /Interrupted/.test(text))
     expect(line).toHaveLength(1)
+    expect(stderr).not.toMatch(/Error:|could not reach/)
     expect(line[0]).toMatch(new RegExp(`Interrupted \\(SIGTERM\\) while sending the ${one}, idempotency key [0-9a-f-]{36}: it may or may not have reached the gateway, and is pending in the journal`))
     const key = /idempotency key ([0-9a-f-]{36}):/.exec(line[0])![1]
     expect((await pending()).find((entry) => entry.idempotencyKey === key)).toMatchObject({state: 'pending'})
