@@ -37,6 +37,8 @@ const NOT_SENT: Record<string, string> = {
   EHOSTDOWN: 'host down',
   EADDRNOTAVAIL: 'no local address to connect from',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  ERR_SOCKET_CONNECTION_TIMEOUT: 'connection timed out',
+  ERR_SOCKET_CLOSED_BEFORE_CONNECTION: 'connection closed before it was made',
   ERR_TLS_HANDSHAKE_TIMEOUT: 'the TLS handshake timed out',
 }
 
@@ -58,6 +60,8 @@ const MAYBE_SENT: Record<string, string> = {
   UND_ERR_RES_EXCEEDED_MAX_SIZE: 'the answer was too large',
   UND_ERR_HEADERS_OVERFLOW: "the answer's headers were too large",
   ERR_STREAM_PREMATURE_CLOSE: 'the answer was cut short',
+  ERR_SOCKET_CLOSED: 'connection closed',
+  ERR_STREAM_DESTROYED: 'connection closed',
 }
 
 /**
