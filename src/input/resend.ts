@@ -1,7 +1,8 @@
 import {LIMITS, NOTIFICATION_STATUSES, UUID_PATTERN} from '../schemas/enums.js'
 import type {ResendBody} from '../schemas/resend.js'
 import type {Issue} from '../schemas/rules.js'
-import {resolveDate, upper, type DateContext} from './deposits.js'
+import {DATE_FORMS, resolveDate, type DateContext} from './dates.js'
+import {upper} from './deposits.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
 
 
@@ -11,14 +12,16 @@ export function resendFields(dates: DateContext): FlagTable {
     {
       flag: 'from',
       path: 'startDate',
-      description: 'Notifications created at or after: an ISO date-time, a date (its start in your time zone), or 30m/24h/7d/2w ago.',
-      parse: (value) => resolveDate(value, dates),
+      description: `Notifications created at or after: ${DATE_FORMS}. A day without a time of day is its start, in your time zone (TZ).`,
+      helpValue: '<date>',
+      parse: (value, flag) => resolveDate(value, dates, false, flag),
     },
     {
       flag: 'to',
       path: 'endDate',
-      description: 'Notifications created at or before: an ISO date-time, a date (its end in your time zone), or 30m/24h/7d/2w ago (default: now, with --from).',
-      parse: (value) => resolveDate(value, dates, true),
+      description: `Notifications created at or before: ${DATE_FORMS}. A day without a time of day is its end, in your time zone (TZ). Default: now, with --from.`,
+      helpValue: '<date>',
+      parse: (value, flag) => resolveDate(value, dates, true, flag),
     },
     {
       flag: 'reference-id',

@@ -2,6 +2,7 @@ import {UsageError} from '../cli/errors.js'
 import type {Issue} from '../schemas/rules.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import {buildFromFlags, nameIssue, type Built, type FlagTable} from './fields.js'
+import {calendarDate} from './dates.js'
 import {requireCents, requireInteger} from './money.js'
 
 const ITEM_KEYS = ['title', 'unitPrice', 'quantity', 'description'] as const
@@ -86,7 +87,7 @@ export const TX_CREATE_FIELDS: FlagTable = [
   {flag: 'customer-mobile', path: 'customer.mobilePhone', description: 'Customer mobile: DDD + 9 digits, e.g. (11) 98765-4321.', helpGroup: CUSTOMER},
   {flag: 'customer-landline', path: 'customer.landline', description: 'Customer landline: DDD + 8 digits, e.g. (11) 3000-0000.', helpGroup: CUSTOMER},
   {flag: 'customer-ip', path: 'customer.ip', description: 'Customer IPv4 or IPv6 address.', helpGroup: CUSTOMER},
-  {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate, YYYY-MM-DD.', helpGroup: CUSTOMER},
+  {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate: DD/MM/AAAA or AAAA-MM-DD (sent as AAAA-MM-DD).', helpGroup: CUSTOMER, parse: calendarDate},
   {flag: 'seller-name', path: 'seller.name', description: 'Seller name, as the customer name.', helpGroup: SELLER, parse: nameValue},
   {flag: 'seller-document', path: 'seller.document', description: 'Seller CPF or CNPJ.', helpGroup: SELLER, parse: documentValue},
   {

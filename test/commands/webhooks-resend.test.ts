@@ -45,7 +45,7 @@ describe('webhooks resend', () => {
       [['--from', '2026-11-20T16:00:00Z'], /^Error: --from must not be in the future: 2026-11-20T16:00:00Z is after now \(2026-11-20T15:00:00.000Z\)$/m],
       [['--from', '1h', '--to', '2026-11-21T00:00:00Z'], /^Error: --to must not be in the future/m],
       [['--from', '1h', '--to', '2h'], /^Error: --from must not be after --to: 2026-11-20T14:00:00.000Z is after 2026-11-20T13:00:00.000Z$/m],
-      [['--from', 'yesterday'], /^Error: --from must be an ISO date-time with a time of day/m],
+      [['--from', 'anteontem'], /^Error: --from must be a date: DD\/MM\/AAAA .*; got "anteontem"$/m],
       [['--reference-id', 'abc', '--status', 'DELIVERED'], /^Error: --status must be one of RECEIVED, SENT, FAILED, ERROR, got "DELIVERED"$/m],
       [['--reference-id', 'abc', ...Array.from({length: 11}, (_, index) => ['--tag', `t${index}`]).flat()], /^Error: --tag must hold at most 10 tags$/m],
       [['--reference-id', 'abc', '--override-url', 'http://hooks.example.com'], /^Error: --override-url must use https unless its host is loopback/m],
