@@ -1,4 +1,5 @@
 import {UsageError} from '../cli/errors.js'
+import {readDocument} from '../schemas/document.js'
 import type {Issue} from '../schemas/rules.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import {buildFromFlags, nameIssue, type Built, type FlagTable} from './fields.js'
@@ -63,8 +64,15 @@ const CUSTOMER = 'CUSTOMER'
 const SELLER = 'SELLER'
 const ADDRESS = 'ADDRESS (with --physical)'
 const cents = (text: string, flag: string) => requireCents(text, flag)
-/** Letters of an alphanumeric CNPJ are upper case: accept lower case, send upper case. */
-const documentValue = (text: string) => text.trim().toUpperCase()
+/**
+ * A document is sent as a PIX key is, with only its formatting removed (529 982 247 25 and
+ * 529.982.247-25 are sent 52998224725; a CNPJ's letters upper case). One the rules refuse is sent
+ * to the contract as typed (its letters upper case), to be refused there in the rule's words.
+ */
+const documentValue = (text: string) => {
+  const read = readDocument(text)
+  return read.ok ? read.value : text.trim().toUpperCase()
+}
 /** A typographic apostrophe (D’Ávila) is sent as the plain one the gateway's name rule takes. */
 const nameValue = (text: string) => text.replace(/[\u2018\u2019\u02BC\u00B4`]/g, "'")
 

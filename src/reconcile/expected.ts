@@ -3,7 +3,7 @@ import type {FlagTable} from '../input/fields.js'
 import {readDate} from '../input/dates.js'
 import {requireAmount} from '../input/money.js'
 import {LIMITS} from '../schemas/enums.js'
-import {isDocument} from '../schemas/rules.js'
+import {documentProblem} from '../schemas/rules.js'
 import type {BatchInput, BatchProblem, BatchRow} from '../batch/read.js'
 
 /**
@@ -46,7 +46,8 @@ function externalCode(text: string, flag: string): string {
 
 function customerDocument(text: string, flag: string): string {
   const value = text.trim()
-  if (!isDocument(value)) throw new UsageError(`${flag} must be a valid CPF or CNPJ (check digits verified); got "${text}"`)
+  const problem = documentProblem(value)
+  if (problem) throw new UsageError(`${flag} ${problem}; got "${text}"`)
   return value
 }
 
