@@ -3,6 +3,7 @@ import {UsageError} from '../cli/errors.js'
 import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES} from '../schemas/enums.js'
 import {DATE_FORMS, type DateContext, resolveDate} from './dates.js'
 import {buildFromFlags, type FlagTable} from './fields.js'
+import {anyCaseOptions} from './options.js'
 import {requireCents} from './money.js'
 
 export {resolveDate, type DateContext} from './dates.js'
@@ -23,9 +24,17 @@ export function depositFilterFields(dates: DateContext): FlagTable {
       path: 'status',
       description: `Deposit status, any case. Repeatable. One of ${DEPOSIT_STATUSES.join(', ')}.`,
       multiple: true,
+      options: anyCaseOptions(DEPOSIT_STATUSES),
       parseAll: upper,
     },
-    {flag: 'origin', path: 'depositOrigin', description: `Deposit origin, any case. Repeatable. One of ${DEPOSIT_ORIGINS.join(', ')}.`, multiple: true, parseAll: upper},
+    {
+      flag: 'origin',
+      path: 'depositOrigin',
+      description: `Deposit origin, any case. Repeatable. One of ${DEPOSIT_ORIGINS.join(', ')}.`,
+      multiple: true,
+      options: anyCaseOptions(DEPOSIT_ORIGINS),
+      parseAll: upper,
+    },
     {
       flag: 'from',
       path: 'startDate',

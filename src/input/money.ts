@@ -48,10 +48,8 @@ export function parseCents(input: string, flag: string): CentsParse {
     const single = amount.split(separator).length === 2
     const decimalCents = Number(amount.replace(separator, '')) / 10
     if ((currency && separator === '.') || !single || !Number.isInteger(decimalCents)) return said(thousands, currency ? 'reais' : 'a decimal')
-    const [whole, part] = amount.split(separator)
-    const groupedAs = separator === '.' ? `${whole}.${part},00` : `${whole},${part}.00`
     return refuse(
-      `${flag} takes integer cents, and ${value} has two readings: with a ${separator === '.' ? 'point' : 'comma'} between thousands (${groupedAs}, ${reais(thousands)}) it is ${flag} ${thousands}; ` +
+      `${flag} takes integer cents, and ${value} has two readings: with a ${separator === '.' ? 'point' : 'comma'} between thousands (${reais(thousands)}) it is ${flag} ${thousands}; ` +
         `as a decimal (${reais(decimalCents)}) it is ${flag} ${decimalCents}`,
     )
   }

@@ -4,6 +4,7 @@ import type {Issue} from '../schemas/rules.js'
 import {DATE_FORMS, resolveDate, type DateContext} from './dates.js'
 import {upper} from './deposits.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
+import {anyCaseOptions} from './options.js'
 
 
 /** `webhooks resend`: each flag and the body field it sets. */
@@ -35,6 +36,7 @@ export function resendFields(dates: DateContext): FlagTable {
       path: 'status',
       description: `Only notifications in this status, any case. Repeatable. One of ${NOTIFICATION_STATUSES.join(', ')}.`,
       multiple: true,
+      options: anyCaseOptions(NOTIFICATION_STATUSES),
       parseAll: upper,
     },
     {flag: 'tag', path: 'tags', description: `Only notifications with this tag (any of those given). Repeatable, at most ${LIMITS.resendTags.max}.`, multiple: true},
