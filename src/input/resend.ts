@@ -49,6 +49,9 @@ export function resendFields(dates: DateContext): FlagTable {
   ]
 }
 
+/** A day without a time of day, as --to takes it (its end is the day's last millisecond). */
+const isWholeDay = (text: string) => /^(?:\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}|today)$/i.test(text)
+
 export interface PreparedResend extends Built {
   value?: ResendBody
   /** Each with the path of its field; an empty path is a sentence about the selection as a whole. */
@@ -84,6 +87,12 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   if (byDate && body.endDate === undefined) {
     body.endDate = new Date(dates.now).toISOString()
     notes.push(`--to defaults to now: ${body.endDate}`)
+  }
+  // `--to today` (or today's date) means up to now: the rest of the day has no notification yet, and the gateway takes no date in the future.
+  const typedTo = typeof flags.to === 'string' ? flags.to.trim() : undefined
+  if (typedTo !== undefined && isWholeDay(typedTo) && typeof body.endDate === 'string' && Date.parse(body.endDate) > dates.now) {
+    body.endDate = new Date(dates.now).toISOString()
+    notes.push(`--to ${typedTo} ends now: ${body.endDate}`)
   }
 
   const {checkResend} = await import('../schemas/resend.js')
