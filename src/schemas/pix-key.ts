@@ -9,8 +9,9 @@ export {cpfProblem, isCnpj, isCpf} from './document.js'
 /**
  * PIX keys by the DICT's rules, read exactly as typed: a key is sent with only its formatting
  * removed, and the one thing ever added is the country code +55 in front of a Brazilian phone
- * number written with its DDD. What was typed decides the type (CPF punctuation is a CPF, CNPJ
- * punctuation a CNPJ, a `+` or a DDD in parentheses a phone); a key that fails its reading is an
+ * number written with its DDD. What was typed decides the type (a CPF's groups, punctuated or
+ * spaced, are a CPF and a CNPJ's a CNPJ, read by the one rule of documents in document.ts; a `+`
+ * or a DDD in parentheses is a phone); a key that fails its reading is an
  * error that says which reading failed, never another type. The CLI and the sandbox read keys
  * with this one module.
  */
