@@ -6,7 +6,8 @@
 //   /usr/share/man/man1/gateway.1.gz              the man page, from the commands' manifest and the
 //                                                 README's exit code and environment tables;
 //   /usr/share/bash-completion/completions/gateway, /usr/share/zsh/vendor-completions/_gateway
-//                                                 the scripts `gateway completion bash|zsh` prints;
+//                                                 the scripts `gateway completion bash|zsh` prints
+//                                                 (Recommends: bash-completion, which loads the first);
 //   /usr/share/doc/gateway/copyright.
 // Depends: comes from the shared libraries the executable needs (objdump -p) and the lowest version of
 // each library's package that has the symbol versions it uses (the package's dpkg symbols file).
@@ -229,14 +230,20 @@ export async function buildDeb({executable = join(root, 'dist', 'package', 'gate
     `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: gateway\nSource: ${pjson.name} ${pjson.version}\n\nFiles: *\nCopyright: the gateway authors\nLicense: proprietary\n Built with Node.js ${process.version}, whose binary the executable carries under its own licenses (MIT, and those of its bundled dependencies, in the LICENSE file of that Node.js release).\n`,
   )
   const installedKb = Math.ceil(Number(run('du', ['-sk', join(staging, 'usr')]).split('\t')[0]))
-  put(
-    'DEBIAN/control',
-    `Package: gateway\nVersion: ${pjson.version}\nArchitecture: ${debArch}\nMaintainer: gateway authors <gateway@localhost>\nInstalled-Size: ${installedKb}\nDepends: ${depends(executable)}\nSection: utils\nPriority: optional\nDescription: ${pjson.description}\n The gateway command-line tool and its embedded sandbox, as one executable\n that needs no Node.js on the machine.\n`,
-  )
+  put('DEBIAN/control', controlText({version: pjson.version, debArch, installedKb, depends: depends(executable), description: pjson.description}))
   const deb = join(out, `gateway_${pjson.version}_${debArch}.deb`)
   execFileSync('dpkg-deb', ['--build', '--root-owner-group', '-Zgzip', '-z6', staging, deb], {stdio: ['ignore', 'ignore', 'inherit']})
   rmSync(staging, {recursive: true, force: true})
   return deb
+}
+
+/**
+ * The package's DEBIAN/control. It recommends bash-completion: the completion file it installs is
+ * read only by that package's loader, which a minimal Debian does not have (apt installs
+ * recommended packages by default).
+ */
+export function controlText({version, debArch, installedKb, depends, description}) {
+  return `Package: gateway\nVersion: ${version}\nArchitecture: ${debArch}\nMaintainer: gateway authors <gateway@localhost>\nInstalled-Size: ${installedKb}\nDepends: ${depends}\nRecommends: bash-completion\nSection: utils\nPriority: optional\nDescription: ${description}\n The gateway command-line tool and its embedded sandbox, as one executable\n that needs no Node.js on the machine.\n`
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -25,13 +25,20 @@ export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTo
       helpGroup: group,
       dependsOn: ['batch'],
     }),
-    'max-total': Flags.integer({
+    'max-total': Flags.custom<number>({
       description: `Refuse a batch whose amounts add up to more than this, in cents (default ${options.defaultMaxTotal}, ${options.brl}).`,
-      min: 1,
       helpValue: '<cents>',
       helpGroup: group,
       dependsOn: ['batch'],
-    }),
+      // The one rule of every amount flag: integer cents, an amount in reais refused with its cents named.
+      async parse(input) {
+        const {parseCents} = await import('../input/money.js')
+        const parsed = parseCents(input, '--max-total')
+        if (!parsed.ok) throw new Error(parsed.message.replace(/^--max-total /, ''))
+        if (parsed.cents < 1) throw new Error(`must be at least 1, got "${input}"`)
+        return parsed.cents
+      },
+    })(),
   }
 }
 

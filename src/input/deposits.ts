@@ -1,39 +1,12 @@
 import type {DepositListQuery} from '../api/gateway.js'
 import {UsageError} from '../cli/errors.js'
-import {startOfDay} from '../output/time.js'
 import {DEPOSIT_ORIGINS, DEPOSIT_STATUSES} from '../schemas/enums.js'
+import {DATE_FORMS, type DateContext, resolveDate} from './dates.js'
 import {buildFromFlags, type FlagTable} from './fields.js'
+import {anyCaseOptions} from './options.js'
 import {requireCents} from './money.js'
 
-const RELATIVE = /^(\d+)\s*(m|h|d|w)$/i
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
-const UNIT_MS: Record<string, number> = {m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000}
-
-export interface DateContext {
-  now: number
-  /** The operator's IANA time zone (TZ), for a bare date. */
-  zone?: string
-}
-
-/**
- * Reads --from / --to: an ISO date-time is kept as written; a relative `24h`, `7d`, `30m` or `2w`
- * means that long before now; a bare date (2026-11-20) is the start of that day in the operator's
- * time zone, or with `end` its last millisecond. What is sent is always an ISO date-time.
- */
-export function resolveDate(input: string, context: DateContext, end = false): string {
-  const text = input.trim()
-  const relative = RELATIVE.exec(text)
-  if (relative) return new Date(context.now - Number(relative[1]) * UNIT_MS[relative[2].toLowerCase()]).toISOString()
-  const day = DAY.exec(text)
-  if (day) {
-    const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])]
-    const start = startOfDay(year, month, date, context.zone)
-    const check = new Date(Date.UTC(year, month - 1, date))
-    if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) return text
-    return new Date(end ? startOfDay(year, month, date + 1, context.zone) - 1 : start).toISOString()
-  }
-  return text
-}
+export {resolveDate, type DateContext} from './dates.js'
 
 function positiveInteger(text: string, flag: string): number {
   if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`)
@@ -51,20 +24,30 @@ export function depositFilterFields(dates: DateContext): FlagTable {
       path: 'status',
       description: `Deposit status, any case. Repeatable. One of ${DEPOSIT_STATUSES.join(', ')}.`,
       multiple: true,
+      options: anyCaseOptions(DEPOSIT_STATUSES),
       parseAll: upper,
     },
-    {flag: 'origin', path: 'depositOrigin', description: `Deposit origin, any case. Repeatable. One of ${DEPOSIT_ORIGINS.join(', ')}.`, multiple: true, parseAll: upper},
+    {
+      flag: 'origin',
+      path: 'depositOrigin',
+      description: `Deposit origin, any case. Repeatable. One of ${DEPOSIT_ORIGINS.join(', ')}.`,
+      multiple: true,
+      options: anyCaseOptions(DEPOSIT_ORIGINS),
+      parseAll: upper,
+    },
     {
       flag: 'from',
       path: 'startDate',
-      description: 'Created at or after: an ISO date-time, a date (the start of that day in your time zone), or 30m/24h/7d/2w ago.',
-      parse: (text) => resolveDate(text, dates),
+      description: `Created at or after: ${DATE_FORMS}. A day without a time of day is its start, in your time zone (TZ).`,
+      helpValue: '<date>',
+      parse: (text, flag) => resolveDate(text, dates, false, flag),
     },
     {
       flag: 'to',
       path: 'endDate',
-      description: 'Created at or before: an ISO date-time, a date (the end of that day in your time zone), or 30m/24h/7d/2w ago.',
-      parse: (text) => resolveDate(text, dates, true),
+      description: `Created at or before: ${DATE_FORMS}. A day without a time of day is its end, in your time zone (TZ).`,
+      helpValue: '<date>',
+      parse: (text, flag) => resolveDate(text, dates, true, flag),
     },
     {flag: 'min-amount', path: 'minAmount', description: 'Smallest amount, integer cents.', helpValue: '<cents>', parse: requireCents},
     {flag: 'max-amount', path: 'maxAmount', description: 'Largest amount, integer cents.', helpValue: '<cents>', parse: requireCents},

@@ -16,7 +16,7 @@ export interface FieldFlag {
   helpValue?: string
   /** A boolean flag: when given, sets `path` to this value. */
   sets?: unknown
-  /** Allowed values, shown in the help. The text is checked by the contract, not by the parser. */
+  /** Allowed values: checked by oclif, shown in the help, offered by shell completion (anyCaseOptions for any case). */
   options?: readonly string[]
   /** Repeatable; `parse` then gets every value at once. */
   multiple?: boolean

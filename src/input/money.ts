@@ -1,25 +1,59 @@
+// Subpath import: the package's main entry loads every module it has.
+import {parseCurrency} from '@brazilian-utils/brazilian-utils/parse-currency'
+
 import {UsageError} from '../cli/errors.js'
 import {LIMITS} from '../schemas/enums.js'
 
 export type CentsParse = {ok: true; cents: number} | {ok: false; message: string}
 
+/** An amount in reais for a person, as Brazil writes it: R$ 1.050,00. */
+const reais = (cents: number) => new Intl.NumberFormat('pt-BR', {style: 'currency', currency: 'BRL'}).format(cents / 100).replace(/\s/g, ' ')
+
+/** The ways an amount in reais is written, and what each one's separators are. */
+const PLAIN = /^\d+$/
+/** 10,50 or 10.50: a decimal, with a comma (Brazil) or a point. */
+const DECIMAL = /^\d+[.,]\d{1,2}$/
+/** 1.050,00 (Brazil) or 1,050.00: separators between thousands, and the other one before the cents. */
+const GROUPED_DECIMAL = /^\d{1,3}(?:\.\d{3})+,\d{1,2}$|^\d{1,3}(?:,\d{3})+\.\d{1,2}$/
+/** 1.050 or 1,050.000: separators between thousands only (one of them may be a decimal separator instead). */
+const GROUPED = /^\d{1,3}(?:\.\d{3})+$|^\d{1,3}(?:,\d{3})+$/
+
 /**
- * Reads an amount flag as integer cents. A decimal is refused with the cents value it most likely
- * meant ("10.00 is --amount 1000"), since the gateway takes cents everywhere.
+ * Reads an amount flag as integer cents. An amount in reais (`10,50`, `10.50`, `R$ 10,50`,
+ * `1.050,00`, `R$1.050`, `R$ 1.050,00`) is refused with the cents value it means ("10,50 is
+ * --amount 1050"), since the gateway takes cents everywhere; a writing with two readings (`1.050`:
+ * a thousand and fifty reais, or one real and five cents) is refused with both. brazilian-utils
+ * reads the reais, after the writing is known to be one of these.
  */
 export function parseCents(input: string, flag: string): CentsParse {
   const value = input.trim()
-  if (/^\d+$/.test(value)) return {ok: true, cents: Number(value)}
-  const decimal = /^(\d+)[.,](\d{1,2})$/.exec(value)
-  if (decimal) {
-    const cents = Number(decimal[1]) * 100 + Number(decimal[2].padEnd(2, '0'))
+  if (PLAIN.test(value)) return {ok: true, cents: Number(value)}
+  const currency = /^R\$\s*/i.exec(value)
+  const amount = currency ? value.slice(currency[0].length) : value
+  const refuse = (message: string): CentsParse => ({ok: false, message})
+  const said = (cents: number, what = 'a decimal') => {
     // A guess over the limit is no suggestion: say what it would be, and that it is too much.
-    if (cents > LIMITS.amount.max) {
-      return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} would be ${cents} cents, over the limit of ${LIMITS.amount.max}`}
-    }
-    return {ok: false, message: `${flag} takes integer cents, not a decimal: ${value} is ${flag} ${cents}`}
+    if (!Number.isSafeInteger(cents)) return refuse(`${flag} takes integer cents, not ${what}: ${value} is far over the limit of ${LIMITS.amount.max} cents`)
+    if (cents > LIMITS.amount.max) return refuse(`${flag} takes integer cents, not ${what}: ${value} would be ${cents} cents, over the limit of ${LIMITS.amount.max}`)
+    return refuse(`${flag} takes integer cents, not ${what}: ${value} is ${flag} ${cents}`)
   }
-  return {ok: false, message: `${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`}
+  // brazilian-utils' reading: the last separator followed by one or two digits is the decimal one.
+  const read = () => Math.round(parseCurrency(amount) * 100)
+  if (currency && PLAIN.test(amount)) return said(Number(amount) * 100, 'reais')
+  if (DECIMAL.test(amount) || GROUPED_DECIMAL.test(amount)) return said(read())
+  if (GROUPED.test(amount)) {
+    const separator = amount.replace(/\d/g, '')[0]
+    const thousands = read()
+    // R$ 1.050 is Brazil's writing of a thousand and fifty reais; 1.050.000 and 1,050,000 have no other reading.
+    const single = amount.split(separator).length === 2
+    const decimalCents = Number(amount.replace(separator, '')) / 10
+    if ((currency && separator === '.') || !single || !Number.isInteger(decimalCents)) return said(thousands, currency ? 'reais' : 'a decimal')
+    return refuse(
+      `${flag} takes integer cents, and ${value} has two readings: with a ${separator === '.' ? 'point' : 'comma'} between thousands (${reais(thousands)}) it is ${flag} ${thousands}; ` +
+        `as a decimal (${reais(decimalCents)}) it is ${flag} ${decimalCents}`,
+    )
+  }
+  return refuse(`${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`)
 }
 
 /** An amount flag as integer cents, or the usage error (exit 2) that says why it is not one. */

@@ -1,8 +1,10 @@
 import {LIMITS, NOTIFICATION_STATUSES, UUID_PATTERN} from '../schemas/enums.js'
 import type {ResendBody} from '../schemas/resend.js'
 import type {Issue} from '../schemas/rules.js'
-import {resolveDate, upper, type DateContext} from './deposits.js'
+import {DATE_FORMS, resolveDate, type DateContext} from './dates.js'
+import {upper} from './deposits.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
+import {anyCaseOptions} from './options.js'
 
 
 /** `webhooks resend`: each flag and the body field it sets. */
@@ -11,14 +13,16 @@ export function resendFields(dates: DateContext): FlagTable {
     {
       flag: 'from',
       path: 'startDate',
-      description: 'Notifications created at or after: an ISO date-time, a date (its start in your time zone), or 30m/24h/7d/2w ago.',
-      parse: (value) => resolveDate(value, dates),
+      description: `Notifications created at or after: ${DATE_FORMS}. A day without a time of day is its start, in your time zone (TZ).`,
+      helpValue: '<date>',
+      parse: (value, flag) => resolveDate(value, dates, false, flag),
     },
     {
       flag: 'to',
       path: 'endDate',
-      description: 'Notifications created at or before: an ISO date-time, a date (its end in your time zone), or 30m/24h/7d/2w ago (default: now, with --from).',
-      parse: (value) => resolveDate(value, dates, true),
+      description: `Notifications created at or before: ${DATE_FORMS}. A day without a time of day is its end, in your time zone (TZ). Default: now, with --from.`,
+      helpValue: '<date>',
+      parse: (value, flag) => resolveDate(value, dates, true, flag),
     },
     {
       flag: 'reference-id',
@@ -32,6 +36,7 @@ export function resendFields(dates: DateContext): FlagTable {
       path: 'status',
       description: `Only notifications in this status, any case. Repeatable. One of ${NOTIFICATION_STATUSES.join(', ')}.`,
       multiple: true,
+      options: anyCaseOptions(NOTIFICATION_STATUSES),
       parseAll: upper,
     },
     {flag: 'tag', path: 'tags', description: `Only notifications with this tag (any of those given). Repeatable, at most ${LIMITS.resendTags.max}.`, multiple: true},
@@ -43,6 +48,9 @@ export function resendFields(dates: DateContext): FlagTable {
     },
   ]
 }
+
+/** A day without a time of day, as --to takes it (its end is the day's last millisecond). */
+const isWholeDay = (text: string) => /^(?:\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}|today)$/i.test(text)
 
 export interface PreparedResend extends Built {
   value?: ResendBody
@@ -79,6 +87,12 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   if (byDate && body.endDate === undefined) {
     body.endDate = new Date(dates.now).toISOString()
     notes.push(`--to defaults to now: ${body.endDate}`)
+  }
+  // `--to today` (or today's date) means up to now: the rest of the day has no notification yet, and the gateway takes no date in the future.
+  const typedTo = typeof flags.to === 'string' ? flags.to.trim() : undefined
+  if (typedTo !== undefined && isWholeDay(typedTo) && typeof body.endDate === 'string' && Date.parse(body.endDate) > dates.now) {
+    body.endDate = new Date(dates.now).toISOString()
+    notes.push(`--to ${typedTo} ends now: ${body.endDate}`)
   }
 
   const {checkResend} = await import('../schemas/resend.js')

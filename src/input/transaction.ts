@@ -1,7 +1,9 @@
 import {UsageError} from '../cli/errors.js'
+import {readDocument} from '../schemas/document.js'
 import type {Issue} from '../schemas/rules.js'
 import type {CreateTransactionBody} from '../schemas/transaction.js'
 import {buildFromFlags, nameIssue, type Built, type FlagTable} from './fields.js'
+import {calendarDate} from './dates.js'
 import {requireCents, requireInteger} from './money.js'
 
 const ITEM_KEYS = ['title', 'unitPrice', 'quantity', 'description'] as const
@@ -62,8 +64,15 @@ const CUSTOMER = 'CUSTOMER'
 const SELLER = 'SELLER'
 const ADDRESS = 'ADDRESS (with --physical)'
 const cents = (text: string, flag: string) => requireCents(text, flag)
-/** Letters of an alphanumeric CNPJ are upper case: accept lower case, send upper case. */
-const documentValue = (text: string) => text.trim().toUpperCase()
+/**
+ * A document is sent as a PIX key is, with only its formatting removed (529 982 247 25 and
+ * 529.982.247-25 are sent 52998224725; a CNPJ's letters upper case). One the rules refuse is sent
+ * to the contract as typed (its letters upper case), to be refused there in the rule's words.
+ */
+const documentValue = (text: string) => {
+  const read = readDocument(text)
+  return read.ok ? read.value : text.trim().toUpperCase()
+}
 /** A typographic apostrophe (D’Ávila) is sent as the plain one the gateway's name rule takes. */
 const nameValue = (text: string) => text.replace(/[\u2018\u2019\u02BC\u00B4`]/g, "'")
 
@@ -86,7 +95,7 @@ export const TX_CREATE_FIELDS: FlagTable = [
   {flag: 'customer-mobile', path: 'customer.mobilePhone', description: 'Customer mobile: DDD + 9 digits, e.g. (11) 98765-4321.', helpGroup: CUSTOMER},
   {flag: 'customer-landline', path: 'customer.landline', description: 'Customer landline: DDD + 8 digits, e.g. (11) 3000-0000.', helpGroup: CUSTOMER},
   {flag: 'customer-ip', path: 'customer.ip', description: 'Customer IPv4 or IPv6 address.', helpGroup: CUSTOMER},
-  {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate, YYYY-MM-DD.', helpGroup: CUSTOMER},
+  {flag: 'customer-birthdate', path: 'customer.birthdate', description: 'Customer birthdate: DD/MM/AAAA or AAAA-MM-DD (sent as AAAA-MM-DD).', helpGroup: CUSTOMER, parse: calendarDate},
   {flag: 'seller-name', path: 'seller.name', description: 'Seller name, as the customer name.', helpGroup: SELLER, parse: nameValue},
   {flag: 'seller-document', path: 'seller.document', description: 'Seller CPF or CNPJ.', helpGroup: SELLER, parse: documentValue},
   {

@@ -2,6 +2,7 @@ import {PIX_KEY_TYPES, type PixKeyType} from '../schemas/enums.js'
 import type {Issue} from '../schemas/rules.js'
 import type {WithdrawBody} from '../schemas/withdraw.js'
 import {buildFromFlags, type Built, type FlagTable} from './fields.js'
+import {anyCaseOptions} from './options.js'
 import {requireCents} from './money.js'
 
 /** `withdraw`: every flag, the body field it sets, and how its text is read. */
@@ -13,6 +14,7 @@ export const WITHDRAW_FIELDS: FlagTable = [
     path: 'pixKeyType',
     description: `Type of the key, any case: ${PIX_KEY_TYPES.join(', ')} (default: inferred from the key).`,
     helpValue: '<type>',
+    options: anyCaseOptions(PIX_KEY_TYPES),
     parse: (value) => value.trim().toUpperCase(),
   },
   {flag: 'webhook-url', path: 'webhookUrl', description: 'HTTPS URL the gateway notifies of the withdrawal\'s changes.', helpValue: '<url>'},

@@ -466,9 +466,34 @@ function describeFields(fields: Tlv[], parent?: {id: string; pix: boolean}): Pix
 
 const ref = (id: string): PixFieldRef => ({id, name: id.includes('-') ? childName(id.slice(0, 2), id.slice(3)) : topName(id)})
 
-/** The same host-and-path rule brazilian-utils applies to 26-25: a host name with a dot, a path, no scheme. */
+/**
+ * A location (26-25, and a recurrence's 80-25): a URL without its scheme, as the BCB manual writes
+ * it. Any host (a name, `localhost` included, an IPv4 or a bracketed IPv6 address), an optional
+ * `:port` (1 to 65535), and a path of URL characters.
+ */
 const LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?'
-const LOCATION = new RegExp(`^${LABEL}(?:\\.${LABEL})+(?:/(?:%[0-9a-f]{2}|[a-z0-9._~!$&'()*+,;=:@-])*)*$`, 'i')
+const HOST = `(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9a-f:.]+\\])`
+const PATH = "(?:/(?:%[0-9a-f]{2}|[a-z0-9._~!$&'()*+,;=:@-])*)*"
+const LOCATION_PARTS = new RegExp(`^(${HOST})(?::(\\d{1,5}))?(${PATH})$`, 'i')
+/** The narrower rule brazilian-utils applies to 26-25 (a dotted host name, no port): a code it refuses for that alone is read here. */
+const LIBRARY_LOCATION = new RegExp(`^${LABEL}(?:\\.${LABEL})+${PATH}$`, 'i')
+
+const isLocation = (value: string): boolean => {
+  const parts = LOCATION_PARTS.exec(value)
+  return parts !== null && (parts[2] === undefined || (Number(parts[2]) >= 1 && Number(parts[2]) <= 65535))
+}
+
+/** Why a location is refused, said about what it holds: a scheme only when it carries one. */
+function locationProblem(value: string, example: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)
+  if (scheme) return `must be written without its scheme (${scheme[1]}://): a host, an optional :port and a path, e.g. ${example}; found "${value}"`
+  const port = /^[^/]*:(\d+)(?:\/|$)/.exec(value)
+  if (port && !isLocation(value.replace(`:${port[1]}`, ''))) {
+    return `must be a host, an optional :port and a path, e.g. ${example}; found "${value}"`
+  }
+  if (port) return `has the port ${port[1]}, which is not from 1 to 65535; found "${value}"`
+  return `must be a host, an optional :port and a path, e.g. ${example}; found "${value}"`
+}
 
 /**
  * Decodes a PIX copy-and-paste code. Throws `PixDecodeError` (exit code 2) naming the broken
@@ -535,9 +560,15 @@ export function decodePix(input: string): DecodedPix {
   // 4. The CRC, then brazilian-utils' reading, which must agree that the code is valid.
   const signedCode = signed + crc.expected
   // brazilian-utils reads neither recurrences (Pix Automático), nor unreserved templates (80 to
-  // 99), nor lengths in code points beyond UTF-16's single units (an emoji): such codes, valid by
-  // every rule above, are read here alone.
-  const ownReading = analysis.recurrence !== undefined || fields.some((field) => isUnreserved(field.id)) || Array.from(code).length !== code.length
+  // 99), nor lengths in code points beyond UTF-16's single units (an emoji), nor a location with
+  // a port or a host without a dot (localhost:5001/...): such codes, valid by every rule above,
+  // are read here alone.
+  const location = analysis.account.fields.get('25')?.value
+  const ownReading =
+    analysis.recurrence !== undefined ||
+    fields.some((field) => isUnreserved(field.id)) ||
+    Array.from(code).length !== code.length ||
+    (location !== undefined && !LIBRARY_LOCATION.test(location))
   if (!ownReading && !getPixPayloadInfo(signedCode)) throw new PixDecodeError('is not a valid PIX BR Code', {crc})
   const decoded = toDecoded(code, analysis, seen, crc, fields)
   if (!crc.valid) {
@@ -642,15 +673,13 @@ function checkFields(code: string, fields: Tlv[], seen: Map<string, Tlv>, crc: P
     if (recurrence) fail(field.id, `is a second recurrence (GUI "${PIX_GUI}"): field ${recurrence.id} already carries one`)
     const where = inner.get('25')
     if (!where) fail(`${field.id}-25`, 'is missing: a recurrence carries the location of its authorisation')
-    if (!LOCATION.test(where!.value)) fail(`${field.id}-25`, `must be a host and path without a scheme, e.g. pix.example.com/rec/v1/1234; found "${where!.value}"`)
+    if (!isLocation(where!.value)) fail(`${field.id}-25`, locationProblem(where!.value, 'pix.example.com/rec/v1/1234'))
     recurrence = {id: field.id, location: where!.value}
   }
   if (key && location) fail(accountId, `must carry either a PIX key (${accountId}-01) or a location (${accountId}-25), not both`)
   if (!key && !location && !recurrence) fail(`${accountId}-01`, `is missing: the template carries neither a PIX key (${accountId}-01) nor a location (${accountId}-25), and no recurrence (a template of 80 to 99 with the GUI "${PIX_GUI}") follows`)
   if (key && key.value === '') fail(`${accountId}-01`, 'must not be empty')
-  if (location && !LOCATION.test(location.value)) {
-    fail(`${accountId}-25`, `must be a host and path without a scheme, e.g. pix.example.com/qr/v2/1234; found "${location.value}"`)
-  }
+  if (location && !isLocation(location.value)) fail(`${accountId}-25`, locationProblem(location.value, 'pix.example.com/qr/v2/1234'))
   if (facilitator && location) fail(`${accountId}-03`, `belongs to a static code: it must not come with a location (${accountId}-25)`)
   if (facilitator && !/^\d{8}$/.test(facilitator.value)) fail(`${accountId}-03`, `must be the 8-digit ISPB of a participant; found "${facilitator.value}"`)
 

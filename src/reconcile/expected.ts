@@ -1,9 +1,9 @@
 import {UsageError} from '../cli/errors.js'
 import type {FlagTable} from '../input/fields.js'
+import {readDate} from '../input/dates.js'
 import {requireAmount} from '../input/money.js'
-import {startOfDay} from '../output/time.js'
 import {LIMITS} from '../schemas/enums.js'
-import {isDocument} from '../schemas/rules.js'
+import {documentProblem} from '../schemas/rules.js'
 import type {BatchInput, BatchProblem, BatchRow} from '../batch/read.js'
 
 /**
@@ -27,26 +27,13 @@ export interface ExpectedRow {
 }
 
 const {min: CODE_MIN, max: CODE_MAX} = LIMITS.code
-const DAY = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
-
-/** A due date: a calendar date (overdue once that day has ended in the operator's time zone) or an ISO date-time with its offset. */
+/**
+ * A due date: a day (overdue once it has ended in the operator's time zone), or a date-time, in the
+ * forms every date flag takes (DD/MM/AAAA and ISO included), a time of day without an offset read
+ * in the operator's zone.
+ */
 export function parseDueDate(text: string, flag: string, zone?: string): number {
-  const value = text.trim()
-  const day = DAY.exec(value)
-  if (day) {
-    const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])]
-    const check = new Date(Date.UTC(year, month - 1, date))
-    if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== date) {
-      throw new UsageError(`${flag} is not a day of the calendar: "${text}"`)
-    }
-    return startOfDay(year, month, date + 1, zone) - 1
-  }
-  if (DATE_TIME.test(value)) {
-    const ms = Date.parse(value)
-    if (Number.isFinite(ms)) return ms
-  }
-  throw new UsageError(`${flag} must be a date (2026-11-20) or an ISO date-time with its offset (2026-11-20T18:00:00-03:00); got "${text}"`)
+  return Date.parse(readDate(text, {now: Date.now(), zone}, {flag, end: true, relative: false}))
 }
 
 function externalCode(text: string, flag: string): string {
@@ -59,7 +46,8 @@ function externalCode(text: string, flag: string): string {
 
 function customerDocument(text: string, flag: string): string {
   const value = text.trim()
-  if (!isDocument(value)) throw new UsageError(`${flag} must be a valid CPF or CNPJ (check digits verified); got "${text}"`)
+  const problem = documentProblem(value)
+  if (problem) throw new UsageError(`${flag} ${problem}; got "${text}"`)
   return value
 }
 
@@ -78,7 +66,7 @@ export function expectedFields(zone?: string): FlagTable {
   return [
     {flag: 'external-code', path: 'externalCode', description: 'The charge\'s external code, 8 to 255 characters (required).', parse: externalCode},
     {flag: 'amount', path: 'amount', description: 'The amount expected, in integer cents (required).', parse: requireAmount},
-    {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date, or an ISO date-time (optional).', parse: due},
+    {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date (DD/MM/AAAA or AAAA-MM-DD), or a date-time (optional).', parse: due},
     {flag: 'document', path: 'document', description: 'The customer\'s CPF or CNPJ (optional).', parse: customerDocument},
   ]
 }

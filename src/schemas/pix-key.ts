@@ -1,15 +1,17 @@
 // Subpath imports: the package's main entry loads every module it has (~40 ms at start-up).
 import {getAreaCodeInfo} from '@brazilian-utils/brazilian-utils/get-area-code-info'
-import {isValidCnpj} from '@brazilian-utils/brazilian-utils/is-valid-cnpj'
-import {isValidCpf} from '@brazilian-utils/brazilian-utils/is-valid-cpf'
 
+import {cpfProblem, DOCUMENT_WRITINGS, documentWriting, type DocumentKind, isCpf, readDocument, TEST_CPF} from './document.js'
 import {LIMITS, PIX_KEY_TYPES, UUID_PATTERN, type PixKeyType} from './enums.js'
+
+export {cpfProblem, isCnpj, isCpf} from './document.js'
 
 /**
  * PIX keys by the DICT's rules, read exactly as typed: a key is sent with only its formatting
  * removed, and the one thing ever added is the country code +55 in front of a Brazilian phone
- * number written with its DDD. What was typed decides the type (CPF punctuation is a CPF, CNPJ
- * punctuation a CNPJ, a `+` or a DDD in parentheses a phone); a key that fails its reading is an
+ * number written with its DDD. What was typed decides the type (a CPF's groups, punctuated or
+ * spaced, are a CPF and a CNPJ's a CNPJ, read by the one rule of documents in document.ts; a `+`
+ * or a DDD in parentheses is a phone); a key that fails its reading is an
  * error that says which reading failed, never another type. The CLI and the sandbox read keys
  * with this one module.
  */
@@ -18,31 +20,11 @@ export type PixKeyReading = {ok: true; type: PixKeyType; value: string} | {ok: f
 
 /** What a PIX key of each type looks like, as the gateway takes it (the DICT's own form). */
 export const PIX_KEY_FORMS: Record<PixKeyType, string> = {
-  CPF: 'a CPF of 11 digits, with valid check digits, e.g. 529.982.247-25',
-  CNPJ: 'a CNPJ of 14 characters (12 letters or digits, 2 check digits), with valid check digits, e.g. 11.222.333/0001-81',
+  CPF: `a CPF of ${DOCUMENT_WRITINGS.CPF}, with valid check digits`,
+  CNPJ: `a CNPJ of ${DOCUMENT_WRITINGS.CNPJ}, with valid check digits`,
   EMAIL: `an e-mail address of at most ${LIMITS.emailKey.max} characters`,
   PHONE: 'a Brazilian mobile number: +55, a DDD and 9 digits starting with 9, e.g. +55 11 98765-4321 or (11) 98765-4321',
   EVP: 'a random key (a UUID), e.g. 7d9f0335-8dcc-4054-9bf9-0c3e6e0a8b1e',
-}
-
-/** The CPF refused by policy: its check digits hold, but it is a well-known test number, nobody's. */
-const TEST_CPF = '12345678909'
-
-/** A CPF the rules take: check digits valid, not one repeated digit, not the well-known 123.456.789-09. */
-export function isCpf(digits: string): boolean {
-  return /^\d{11}$/.test(digits) && !/^(\d)\1{10}$/.test(digits) && digits !== TEST_CPF && isValidCpf(digits)
-}
-
-/**
- * Why the 11 digits of a CPF are refused, or undefined when they are a CPF the rules take: the
- * check digits, one repeated digit, or the well-known test number (refused by policy, its check
- * digits hold). The CLI's flags, PIX keys and the sandbox all say it in these words.
- */
-export function cpfProblem(digits: string): string | undefined {
-  if (digits === TEST_CPF) return '123.456.789-09 is a well-known test number: its check digits hold, but it is refused by policy (it is nobody’s CPF)'
-  if (/^(\d)\1{10}$/.test(digits)) return 'that number is no real CPF'
-  if (!isCpf(digits)) return 'its check digits do not match'
-  return undefined
 }
 
 /**
@@ -57,16 +39,9 @@ const DICT_EMAIL = new RegExp(`^[a-z0-9.!#$&'*+/=?^_\`{|}~-]+@${EMAIL_LABEL}(?:\
 /** Whether the DICT admits `text` (as typed, ASCII only) as an e-mail key once in lower case. */
 export const isDictEmail = (text: string): boolean => /^[\x21-\x7e]+$/.test(text) && DICT_EMAIL.test(text.toLowerCase())
 
-/** A CNPJ, numeric or alphanumeric (12 of 0-9A-Z and 2 check digits), not one repeated character. */
-export function isCnpj(value: string): boolean {
-  return /^[0-9A-Z]{12}\d{2}$/.test(value) && !/^(.)\1{13}$/.test(value) && isValidCnpj(value, {version: 2})
-}
-
 /** A DDD of the national list. */
 export const isDdd = (ddd: string): boolean => /^[1-9]\d$/.test(ddd) && getAreaCodeInfo(Number(ddd)) != null
 
-const CPF_TYPED = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/
-const CNPJ_TYPED = /^[0-9A-Za-z]{2}\.?[0-9A-Za-z]{3}\.?[0-9A-Za-z]{3}\/?[0-9A-Za-z]{4}-?\d{2}$/
 /** Separators a person puts in a phone number. */
 const PHONE_FORMATTING = /[\s().-]/g
 
@@ -98,20 +73,25 @@ function readPhone(text: string, bareAllowed: boolean): PixKeyReading {
   return phoneOf(text.replace(PHONE_FORMATTING, ''), text)
 }
 
-function readCpf(text: string): PixKeyReading {
-  const digits = text.replace(/[.-]/g, '')
-  if (!/^\d{11}$/.test(digits)) return {ok: false, message: `is not a CPF: a CPF key has 11 digits`}
-  const problem = cpfProblem(digits)
-  if (problem) return {ok: false, message: `${digits === TEST_CPF ? 'is refused' : 'is not a valid CPF'}: ${problem}`}
-  return {ok: true, type: 'CPF', value: digits}
+/** A CPF or CNPJ key, read by the one rule of documents (src/schemas/document.ts): the same separators and verdict as a customer's document. */
+function readDocumentKey(text: string, kind: DocumentKind): PixKeyReading {
+  const read = readDocument(text, kind)
+  if (read.ok) return {ok: true, type: kind, value: read.value}
+  switch (read.reason) {
+    // Met only with the type given, whose forms the message then lists (PIX_KEY_FORMS).
+    case 'shape':
+      return {ok: false, message: kind === 'CPF' ? 'is not a CPF: a CPF key has 11 digits' : 'is not a CNPJ: a CNPJ key has 12 letters or digits and 2 check digits'}
+    case 'policy':
+      return {ok: false, message: `is refused: ${cpfProblem(TEST_CPF)}`}
+    case 'repeated':
+      return {ok: false, message: `is not a valid ${kind}: that number is no real ${kind}`}
+    default:
+      return {ok: false, message: `is not a valid ${kind}: its check digits do not match`}
+  }
 }
 
-function readCnpj(text: string): PixKeyReading {
-  const value = text.replace(/[./-]/g, '').toUpperCase()
-  if (!/^[0-9A-Z]{12}\d{2}$/.test(value)) return {ok: false, message: `is not a CNPJ: a CNPJ key has 12 letters or digits and 2 check digits`}
-  if (!isCnpj(value)) return {ok: false, message: `is not a valid CNPJ: ${/^(.)\1{13}$/.test(value) ? 'that number is no real CNPJ' : 'its check digits do not match'}`}
-  return {ok: true, type: 'CNPJ', value}
-}
+const readCpf = (text: string) => readDocumentKey(text, 'CPF')
+const readCnpj = (text: string) => readDocumentKey(text, 'CNPJ')
 
 function readEmail(text: string): PixKeyReading {
   if (text.length > LIMITS.emailKey.max) return {ok: false, message: `is an e-mail key of ${text.length} characters: an EMAIL key has at most ${LIMITS.emailKey.max}`}
@@ -145,7 +125,6 @@ export function readPixKey(input: string, given?: PixKeyType): PixKeyReading {
   }
   if (text.includes('@')) return readEmail(text)
   if (UUID_PATTERN.test(text)) return readEvp(text)
-  if (text.startsWith('+') || text.startsWith('(') || /^\d{2}\s/.test(text)) return readPhone(text, false)
   if (/^\d{11}$/.test(text)) {
     if (isCpf(text)) return {ok: true, type: 'CPF', value: text}
     if (text === TEST_CPF) return {ok: false, message: `is refused: ${cpfProblem(text)}`}
@@ -154,8 +133,10 @@ export function readPixKey(input: string, given?: PixKeyType): PixKeyReading {
       message: `is neither a valid CPF (its check digits do not match) nor a phone written as one: write a phone +55 ${text.slice(0, 2)} ${text.slice(2, 7)}-${text.slice(7)}, or give --pix-key-type PHONE`,
     }
   }
-  if (CPF_TYPED.test(text)) return readCpf(text)
-  if (CNPJ_TYPED.test(text)) return readCnpj(text)
+  // A CPF's or a CNPJ's groups (529 982 247 25, 11 222 333 0001 81) are a document before a DDD and a space are a phone.
+  const writing = documentWriting(text)
+  if (writing) return readDocumentKey(text, writing)
+  if (text.startsWith('+') || text.startsWith('(') || /^\d{2}\s/.test(text)) return readPhone(text, false)
   return {ok: false, message: `fits no PIX key type: it is none of ${PIX_KEY_TYPES.join(', ')} (${PIX_KEY_FORMS.CPF}; ${PIX_KEY_FORMS.PHONE}; an e-mail address; a UUID)`}
 }
 

@@ -1,7 +1,5 @@
 // Subpath imports: the package's main entry loads every module it has (~40 ms at start-up).
 import {isValidCep} from '@brazilian-utils/brazilian-utils/is-valid-cep'
-import {isValidCnpj} from '@brazilian-utils/brazilian-utils/is-valid-cnpj'
-import {isValidCpf} from '@brazilian-utils/brazilian-utils/is-valid-cpf'
 import {isValidEmail} from '@brazilian-utils/brazilian-utils/is-valid-email'
 import {isValidLandlinePhone} from '@brazilian-utils/brazilian-utils/is-valid-landline-phone'
 import {isValidMobilePhone} from '@brazilian-utils/brazilian-utils/is-valid-mobile-phone'
@@ -9,7 +7,7 @@ import {z} from 'zod'
 
 import {isLoopbackHost} from '../api/base-url.js'
 import {LIMITS} from './enums.js'
-import {cpfProblem, isCnpj, isCpf} from './pix-key.js'
+import {cpfProblem, DOCUMENT_WRITINGS, type DocumentKind, readDocument, TEST_CPF} from './document.js'
 
 /**
  * The field rules of the API reference, and the project's rules where it is silent (alphanumeric
@@ -55,23 +53,20 @@ export const code = () =>
     error: 'must not be blank',
   })
 
-/** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified). */
-export const isDocument = (value: string) => isCpfDocument(value) || isCnpjDocument(value)
-export const documentKind = (value: string): 'CPF' | 'CNPJ' => (isCpfDocument(value) ? 'CPF' : 'CNPJ')
-/** As the library reads them (punctuation allowed), without the numbers the rules refuse (one repeated digit, 123.456.789-09). */
-const isCpfDocument = (value: string) => isValidCpf(value) && isCpf(value.replace(/\D/g, ''))
-const isCnpjDocument = (value: string) => isValidCnpj(value, {version: 2}) && isCnpj(value.replace(/[^0-9A-Za-z]/g, '').toUpperCase())
+/** CPF, or CNPJ in either the numeric or the alphanumeric form (check digits verified), by the one rule of documents (document.ts). */
+export const isDocument = (value: string) => readDocument(value).ok
+export const documentKind = (value: string): DocumentKind => readDocument(value).kind ?? 'CNPJ'
 
 /**
- * Why a value is not a document the rules take. Check digits are the common cause; a number refused
- * by policy though its check digits hold (the well-known test CPF 123.456.789-09) is said as such.
+ * Why a value is not a document the rules take, by the one reading of documents (the same verdict
+ * as a PIX key's): not written as one, its check digits, or a number refused by policy though its
+ * check digits hold (the well-known test CPF 123.456.789-09).
  */
-function documentProblem(value: string): string {
-  const digits = value.replace(/[\s.-]/g, '')
-  if (/^\d{11}$/.test(digits) && isValidCpf(digits)) {
-    const problem = cpfProblem(digits)
-    if (problem && problem !== 'its check digits do not match') return `must be a real CPF or CNPJ: ${problem}`
-  }
+export function documentProblem(value: string): string | undefined {
+  const read = readDocument(value)
+  if (read.ok) return undefined
+  if (read.reason === 'shape') return `must be a valid CPF or CNPJ, written as one: a CPF is ${DOCUMENT_WRITINGS.CPF}; a CNPJ is ${DOCUMENT_WRITINGS.CNPJ}`
+  if (read.reason === 'policy') return `must be a real CPF or CNPJ: ${cpfProblem(TEST_CPF)}`
   return 'must be a valid CPF or CNPJ (check digits verified)'
 }
 
@@ -79,7 +74,7 @@ function documentProblem(value: string): string {
 export const document = () =>
   z
     .string({error: 'must be a CPF or CNPJ'})
-    .refine(isDocument, {error: (issue) => documentProblem(String(issue.input)), abort: true})
+    .refine(isDocument, {error: (issue) => documentProblem(String(issue.input)) ?? 'must be a CPF or CNPJ', abort: true})
     .superRefine((value, ctx) => {
       if (/[a-z]/.test(value)) ctx.addIssue({code: 'custom', message: `must have the letters of a CNPJ in upper case: ${value.toUpperCase()}`})
     })

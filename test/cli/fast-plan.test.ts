@@ -10,6 +10,7 @@ import TxCreate from '../../src/commands/tx/create.js'
 import TxGet from '../../src/commands/tx/get.js'
 import {globalFlags} from '../../src/base-command.js'
 import {plan, type FastTable} from '../../src/fast/plan.js'
+import {TRANSACTION_STATUSES} from '../../src/schemas/enums.js'
 
 /** A command class with these flags and arguments, as oclif would see it. */
 function commandWith(flags: Record<string, unknown>, args: Record<string, unknown> = {}, more: Record<string, unknown> = {}) {
@@ -33,7 +34,8 @@ describe('the fast path table', () => {
     const get = commandTable('tx:get', TxGet)
     expect(get.args).toEqual([{name: 'id', required: true}])
     expect(get.flags.output).toEqual({type: 'option', options: ['table', 'json', 'ndjson', 'csv']})
-    expect(get.flags.until).toEqual({type: 'option', default: 'PAID', oclif: true})
+    // Its values, any case, are its options (for help and completion); its parser reads them: left to oclif.
+    expect(get.flags.until).toEqual({type: 'option', default: 'PAID', options: [...TRANSACTION_STATUSES], oclif: true})
     expect(FAST_COMMANDS.map(({id}: {id: string}) => id)).toEqual(['tx:create', 'tx:get'])
   })
 

@@ -168,6 +168,24 @@ describe('deposits list, end to end', () => {
       expect(other.stderr).toContain(`the snapshot ${first.snapshot} belongs to other filters or another --per-page`)
     })
 
+    it('takes the dates an operator in Brazil types, in the time zone (TZ), and sends ISO date-times', async () => {
+      const day = (offset: number) => {
+        const at = new Date(Date.now() + offset * 86_400_000 - 3 * 3_600_000)
+        return `${String(at.getUTCDate()).padStart(2, '0')}/${String(at.getUTCMonth() + 1).padStart(2, '0')}/${at.getUTCFullYear()}`
+      }
+      const sp = {...env, TZ: 'America/Sao_Paulo'}
+      for (const [from, to] of [[day(-30), 'today'], ['yesterday', 'now'], [`${day(-7)} 10:00`, day(0)]]) {
+        const result = await runCommand(['deposits', 'list', '--from', from, '--to', to, '--output', 'json', '--debug'], {env: sp})
+        expect(result.code, result.stderr).toBe(0)
+        expect(result.stderr).toMatch(/startDate=\d{4}-\d{2}-\d{2}T\d{2}%3A\d{2}%3A\d{2}\.\d{3}Z/)
+        expect(result.stderr).toMatch(/endDate=\d{4}-\d{2}-\d{2}T\d{2}%3A\d{2}%3A\d{2}\.\d{3}Z/)
+      }
+      // A day typed DD/MM/AAAA is the whole day in São Paulo: from 03:00 UTC to 02:59:59.999 UTC the next day.
+      const whole = await runCommand(['deposits', 'list', '--from', '27/11/2026', '--to', '27/11/2026', '--output', 'json', '--debug'], {env: sp})
+      expect(whole.stderr).toContain('startDate=2026-11-27T03%3A00%3A00.000Z')
+      expect(whole.stderr).toContain('endDate=2026-11-28T02%3A59%3A59.999Z')
+    })
+
     it('lists a deposit received by PIX key in the sandbox', async () => {
       const made = await cli(['sandbox', 'deposit', '--amount', '990000', '--status', 'PENDING_COMPLIANCE', '--json'])
       expect(made.code).toBe(0)
@@ -179,8 +197,9 @@ describe('deposits list, end to end', () => {
     it.each([
       [['--status', 'SETTLED'], /^Error: --status must be one of PENDING, .*, got "SETTLED"\n$/],
       [['--origin', 'CASH'], /^Error: --origin must be one of QRCODE, PIX_KEY, got "CASH"\n$/],
-      [['--from', 'yesterday'], /--from must be an ISO date-time with a time of day/],
-      [['--to', '2026-11-31'], /--to must be an ISO date-time with a time of day/],
+      [['--from', 'last week'], /^Error: --from must be a date: DD\/MM\/AAAA \(27\/11\/2026\), .*today, yesterday, now, or a time ago \(30m, 24h, 7d, 2w\); got "last week"\n$/],
+      [['--to', '2026-11-31'], /^Error: --to is not a day of the calendar \(AAAA-MM-DD\); got "2026-11-31"\n$/],
+      [['--from', '11/27/2026'], /^Error: --from is read day first \(DD\/MM\/AAAA\), and 27 is no month: did you mean 27\/11\/2026\?; got "11\/27\/2026"\n$/],
       [['--min-amount', '1.5'], /--min-amount takes integer cents, not a decimal: 1.5 is --min-amount 150/],
       [['--max-amount', '10000001'], /--max-amount must be from 1 to 10000000 cents/],
       [['--min-amount', '500', '--max-amount', '100'], /^Error: --min-amount must not exceed --max-amount \(500 > 100\)$/m],

@@ -279,7 +279,8 @@ describe('deposits summary, against the full export', () => {
     it.each([
       [['--min-amount', '10.00'], /--min-amount/],
       [['--status', 'PAYED'], /--status/],
-      [['--from', 'yesterday'], /--from/],
+      [['--from', '11/27/2026'], /^Error: --from is read day first \(DD\/MM\/AAAA\)/],
+      [['--to', 'amanhã'], /^Error: --to must be a date: DD\/MM\/AAAA/],
       [['--min-amount', '500', '--max-amount', '100'], /--min-amount must not exceed --max-amount/],
       [['--output', 'ndjson'], /--output/],
       [['--per-page', '10'], /--per-page/],

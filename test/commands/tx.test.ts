@@ -133,6 +133,12 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       expect(record).toMatchObject({amount: 500, externalCode: 'from-a-file', customer: {name: 'João Souza'}})
     })
 
+    it('reads a document typed with spaces as the CPF it is, and sends it with its formatting removed', async () => {
+      const created = await create(['--amount', '900', '--customer-name', 'Ana Lima', '--customer-document', '529 982 247 25'])
+      const stored = [...sandbox.domain.records.newestFirst()].find((entry) => entry.id === created.id)
+      expect(stored?.data.customer).toMatchObject({document: {value: '52998224725', type: 'CPF'}})
+    })
+
     it('creates a physical product with its address', async () => {
       const created = await create([
         '--amount',
@@ -162,6 +168,8 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       [['--amount', '10000001'], /--amount must be from 1 to 10000000 cents/],
       [[], /^Error: --amount is required$/m],
       [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '123.456.789-00'], /--customer-document must be a valid CPF or CNPJ/],
+      [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '3.6.8.8.9.2.5.5.4.8.8'], /^Error: --customer-document must be a valid CPF or CNPJ, written as one: a CPF is 11 digits, together or in groups of 3, 3, 3 and 2/],
+      [['--amount', 'R$ 1.050,00'], /^Error: --amount takes integer cents, not a decimal: R\$ 1\.050,00 is --amount 105000\n$/],
       [['--amount', '100', '--customer-document', CPF], /^Error: --customer-name is required\n$/],
       [['--amount', '100', '--webhook-url', 'http://hooks.example.com'], /--webhook-url must use https/],
       [['--amount', '100', '--webhook-url', 'https://hooks.example.com/x#frag'], /--webhook-url must not carry a fragment/],

@@ -45,7 +45,7 @@ describe('webhooks resend', () => {
       [['--from', '2026-11-20T16:00:00Z'], /^Error: --from must not be in the future: 2026-11-20T16:00:00Z is after now \(2026-11-20T15:00:00.000Z\)$/m],
       [['--from', '1h', '--to', '2026-11-21T00:00:00Z'], /^Error: --to must not be in the future/m],
       [['--from', '1h', '--to', '2h'], /^Error: --from must not be after --to: 2026-11-20T14:00:00.000Z is after 2026-11-20T13:00:00.000Z$/m],
-      [['--from', 'yesterday'], /^Error: --from must be an ISO date-time with a time of day/m],
+      [['--from', 'anteontem'], /^Error: --from must be a date: DD\/MM\/AAAA .*; got "anteontem"$/m],
       [['--reference-id', 'abc', '--status', 'DELIVERED'], /^Error: --status must be one of RECEIVED, SENT, FAILED, ERROR, got "DELIVERED"$/m],
       [['--reference-id', 'abc', ...Array.from({length: 11}, (_, index) => ['--tag', `t${index}`]).flat()], /^Error: --tag must hold at most 10 tags$/m],
       [['--reference-id', 'abc', '--override-url', 'http://hooks.example.com'], /^Error: --override-url must use https unless its host is loopback/m],
@@ -87,6 +87,21 @@ describe('webhooks resend', () => {
       const relative = await prepareResend({from: '10m'}, {now: NOW})
       expect(relative.value).toEqual({startDate: '2026-11-20T14:50:00.000Z', endDate: '2026-11-20T15:00:00.000Z'})
       expect(relative.notes).toEqual(['--to defaults to now: 2026-11-20T15:00:00.000Z'])
+    })
+
+    it('reads the dates an operator in Brazil types; --to today (or today\'s date) ends now, not in the future', async () => {
+      const {prepareResend} = await import('../../src/input/resend.js')
+      const sp = {now: NOW, zone: 'America/Sao_Paulo'}
+      const brazilian = await prepareResend({from: '19/11/2026 08:30', to: '19/11/2026'}, sp)
+      expect(brazilian.value).toEqual({startDate: '2026-11-19T11:30:00.000Z', endDate: '2026-11-20T02:59:59.999Z'})
+      for (const to of ['today', '20/11/2026', '2026-11-20']) {
+        const today = await prepareResend({from: 'yesterday', to}, sp)
+        expect(today.issues, to).toEqual([])
+        expect(today.value, to).toEqual({startDate: '2026-11-19T03:00:00.000Z', endDate: '2026-11-20T15:00:00.000Z'})
+        expect(today.notes, to).toEqual([`--to ${to} ends now: 2026-11-20T15:00:00.000Z`])
+      }
+      // A time of day in the future is still refused: it was meant as written.
+      expect((await prepareResend({from: 'yesterday', to: '20/11/2026 23:00'}, sp)).issues).toEqual([{path: 'endDate', message: expect.stringMatching(/^must not be in the future/)}])
     })
   })
 })

@@ -45,7 +45,9 @@ describe('withdraw', () => {
 
     it.each([
       [CPF, 'CPF'],
+      ['529 982 247 25', 'CPF'],
       ['11.222.333/0001-81', 'CNPJ'],
+      ['11 222 333 0001 81', 'CNPJ'],
       ['12abc34501de35', 'CNPJ'],
       ['maria@example.com', 'EMAIL'],
       ['+55 11 98765-4321', 'PHONE'],
@@ -59,6 +61,9 @@ describe('withdraw', () => {
 
     it.each([
       [['--pix-key', 'not-a-key'], /^Error: --pix-key fits no PIX key type: it is none of CPF, CNPJ, EMAIL, PHONE, EVP/m],
+      // Not CPF punctuation: refused as a key, as it is as a customer document.
+      [['--pix-key', '3.6.8.8.9.2.5.5.4.8.8'], /^Error: --pix-key fits no PIX key type: it is none of CPF, CNPJ, EMAIL, PHONE, EVP \(a CPF of 11 digits, together or in groups of 3, 3, 3 and 2/m],
+      [['--pix-key', '3.6.8.8.9.2.5.5.4.8.8', '--pix-key-type', 'CPF'], /^Error: --pix-key is not a CPF: a CPF key has 11 digits \(--pix-key-type CPF takes/m],
       [['--pix-key', '123.456.789-00'], /^Error: --pix-key is not a valid CPF: its check digits do not match$/m],
       [['--pix-key', '11.222.333/0001-80'], /^Error: --pix-key is not a valid CNPJ: its check digits do not match$/m],
       [['--pix-key', '+55 11 3000-0000'], /^Error: --pix-key is not a mobile number/m],

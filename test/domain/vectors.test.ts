@@ -33,6 +33,27 @@ describe('third-party vectors', () => {
     })
   })
 
+  describe(`CPF masks (${vectors.cpfMasks.source})`, () => {
+    const {separators, cpf: cpfs} = vectors.cpfMasks as {separators: string[]; cpf: string[]}
+    const masked = cpfs.flatMap((cpf) =>
+      separators.flatMap((a) => separators.flatMap((b) => separators.map((c) => [`${cpf.slice(0, 3)}${a}${cpf.slice(3, 6)}${b}${cpf.slice(6, 9)}${c}${cpf.slice(9)}`, cpf]))),
+    )
+    it(`every one of ${masked.length} writings is the same CPF, as a document and as a PIX key (type inferred or given)`, () => {
+      for (const [typed, cpf] of masked) {
+        for (const written of [typed, ` ${typed} `]) {
+          expect(isDocument(written), written).toBe(true)
+          expect(readPixKey(written), written).toEqual({ok: true, type: 'CPF', value: cpf})
+          expect(readPixKey(written, 'CPF'), written).toEqual({ok: true, type: 'CPF', value: cpf})
+        }
+      }
+    })
+    it('the whitespace mask of the well-known test number is refused by policy, as a document and as a key', () => {
+      const typed = vectors.cpfMasks.whitespaceMask as string
+      expect(isDocument(typed)).toBe(false)
+      expect(readPixKey(typed)).toEqual({ok: false, message: expect.stringMatching(/^is refused: 123\.456\.789-09 is a well-known test number/)})
+    })
+  })
+
   describe(`CNPJ (${vectors.cnpj.source}; ${vectors.cnpjAlphanumeric.source})`, () => {
     it.each([...vectors.cnpj.valid, ...vectors.cnpjAlphanumeric.valid] as string[])('%s is a valid CNPJ, sent upper case as a PIX key', (cnpj) => {
       expect(isDocument(cnpj.toUpperCase())).toBe(true)

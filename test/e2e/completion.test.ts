@@ -33,9 +33,27 @@ const CASES: Array<[string[], string[]]> = [
   [['gateway', 'deposits', 'list', '--status', 'PAID', '--output', ''], manifest.commands['deposits:list'].flags.output.options!],
   [['gateway', 'deposits', 'list', '--output', 'n'], ['ndjson']],
   [['gateway', 'journal', 'resolve', 'order-4711-key', '--as', ''], ['done', 'failed', 'not-sent']],
+  // Flags that take any case complete their values as they are sent.
+  [['gateway', 'deposits', 'list', '--status', ''], manifest.commands['deposits:list'].flags.status.options!],
+  [['gateway', 'deposits', 'list', '--status', 'PAID', '--status', 'RE'], ['REFUNDED']],
+  [['gateway', 'deposits', 'summary', '--origin', ''], manifest.commands['deposits:summary'].flags.origin.options!],
+  [['gateway', 'deposits', 'reconcile', '--origin', 'Q'], ['QRCODE']],
+  [['gateway', 'withdraw', '--amount', '1000', '--pix-key-type', ''], manifest.commands.withdraw.flags['pix-key-type'].options!],
+  [['gateway', 'tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--until', 'REF'], ['REFUNDED']],
+  [['gateway', 'webhooks', 'resend', '--status', ''], manifest.commands['webhooks:resend'].flags.status.options!],
   // A value that is free text: neither flags nor commands.
   [['gateway', 'tx', 'create', '--amount', ''], []],
+  [['gateway', 'deposits', 'list', '--from', ''], []],
 ]
+
+/** Every flag of the manifest with a fixed set of values, each of which completes to that set. */
+const FIXED = Object.entries(manifest.commands)
+  .filter(([, command]) => !command.hidden)
+  .flatMap(([id, command]) =>
+    Object.entries(command.flags)
+      .filter(([, flag]) => !flag.hidden && (flag.options?.length ?? 0) > 0)
+      .map(([name, flag]) => [id, name, flag.options!] as const),
+  )
 
 describe('shell completion: gateway completion bash|zsh', () => {
   let dir: string
@@ -68,6 +86,19 @@ describe('shell completion: gateway completion bash|zsh', () => {
     })
   }
 
+  it('every flag with fixed values has them in the manifest: --status, --origin, --pix-key-type, --output, --until, --as', () => {
+    const named = new Set(FIXED.map(([id, name]) => `${id} --${name}`))
+    for (const line of ['deposits:list --status', 'deposits:list --origin', 'deposits:summary --status', 'deposits:reconcile --origin', 'withdraw --pix-key-type', 'tx:get --until', 'tx:get --output', 'webhooks:resend --status', 'journal:resolve --as']) {
+      expect(named, line).toContain(line)
+    }
+  })
+
+  it('bash completes the values of every flag that has fixed ones, from its options', () => {
+    for (const [id, name, options] of FIXED) {
+      expect(bashCompletes(bash, ['gateway', ...id.split(':'), `--${name}`, '']), `${id} --${name}`).toEqual(options)
+    }
+  })
+
   // bash splits --output=value at the =: the value after it completes too.
   it('bash: gateway deposits list --output=js<TAB>, and --output=<TAB>', () => {
     expect(bashCompletes(bash, ['gateway', 'deposits', 'list', '--output', '=', 'js'])).toEqual(['json'])
@@ -86,6 +117,11 @@ describe('shell completion: gateway completion bash|zsh', () => {
         expect(offered).toEqual(expected.length === 0 ? ['<files>'] : [...expected].sort())
       })
     }
+    it('completes the values of every flag that has fixed ones, from its options', () => {
+      for (const [id, name, options] of FIXED) {
+        expect(names(zshCompletes(zsh, ['gateway', ...id.split(':'), `--${name}`, '']), ''), `${id} --${name}`).toEqual([...options].sort())
+      }
+    })
     it('describes commands, topics and flags', () => {
       expect(zshCompletes(zsh, ['gateway', 'tx', ''])).toContain('create:Create a PIX charge and show its QR code.')
       expect(zshCompletes(zsh, ['gateway', ''])).toContain('tx:Create and look up PIX transactions.')

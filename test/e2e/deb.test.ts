@@ -102,6 +102,10 @@ describe('the .deb', () => {
     })
   })
 
+  it('Recommends: bash-completion, whose loader reads the bash completion it installs (a fresh Debian may lack it)', () => {
+    expect(spawnSync('dpkg-deb', ['-f', deb, 'Recommends'], {encoding: 'utf8'}).stdout.trim()).toBe('bash-completion')
+  })
+
   it('Depends: the packages of the libraries the executable links, each with a lowest version', () => {
     const depends = spawnSync('dpkg-deb', ['-f', deb, 'Depends'], {encoding: 'utf8'}).stdout.trim().split(', ')
     for (const entry of depends) expect(entry).toMatch(/^[a-z0-9.+-]+ \(>= [0-9][0-9.~+-]*\)$/)

@@ -16,7 +16,7 @@ describe('deposit flags', () => {
     expect(resolveDate('2026-11-20', {now, zone: 'America/Sao_Paulo'}, true)).toBe('2026-11-21T02:59:59.999Z')
     expect(resolveDate('2026-11-20', {now, zone: 'UTC'})).toBe('2026-11-20T00:00:00.000Z')
     expect(resolveDate('2026-11-20', {now, zone: 'Asia/Kolkata'})).toBe('2026-11-19T18:30:00.000Z')
-    expect(resolveDate('2026-02-31', {now, zone: 'UTC'})).toBe('2026-02-31')
+    expect(() => resolveDate('2026-02-31', {now, zone: 'UTC'})).toThrow('--from is not a day of the calendar (AAAA-MM-DD); got "2026-02-31"')
   })
 
   it('builds the query with the documented defaults', () => {

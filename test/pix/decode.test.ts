@@ -283,9 +283,34 @@ describe('decodePix', () => {
       expect(decodeError(handMade({account: both})).rule).toBe('must carry either a PIX key (26-01) or a location (26-25), not both')
     })
 
-    it('refuses a location with a scheme', () => {
+    it('refuses a location with a scheme, and says so', () => {
       const account = tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', 'https://pix.example.com/qr/1'))
-      expect(decodeError(handMade({account, amount: null})).field).toEqual({id: '26-25', name: 'Location URL'})
+      const error = decodeError(handMade({account, amount: null}))
+      expect(error.field).toEqual({id: '26-25', name: 'Location URL'})
+      expect(error.rule).toMatch(/^must be written without its scheme \(https:\/\/\)/)
+    })
+
+    const located = (where: string) => handMade({account: tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', where)), amount: null})
+
+    it.each(['localhost:5001/api/testaccount/qr/v1/ab68', 'pix.example.com:8443/qr/v2/abc', 'localhost/qr/1', '127.0.0.1:8080/qr/1', '[::1]:5001/qr/1', 'psp.example.com.br/cob/9'])(
+      'decodes a location with any host and an optional port: %s',
+      (where) => {
+        const decoded = decodePix(located(where))
+        expect(decoded.kind).toBe('dynamic')
+        expect(decoded.url).toBe(where)
+      },
+    )
+
+    it.each([
+      ['pix.example.com:0/qr/1', /^has the port 0, which is not from 1 to 65535/],
+      ['pix.example.com:65536/qr/1', /^has the port 65536, which is not from 1 to 65535/],
+      ['pix example.com/qr/1', /^must be a host, an optional :port and a path, e\.g\. pix\.example\.com\/qr\/v2\/1234; found "pix example\.com\/qr\/1"$/],
+      ['pix.example.com:/qr/1', /^must be a host, an optional :port and a path/],
+    ])('refuses the location %s without speaking of a scheme it does not carry', (where, rule) => {
+      const error = decodeError(located(where))
+      expect(error.field?.id).toBe('26-25')
+      expect(error.rule).toMatch(rule)
+      expect(error.rule).not.toMatch(/scheme/)
     })
 
     it('refuses another currency, another country, a bad point of initiation, a field given twice', () => {

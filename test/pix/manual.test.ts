@@ -68,6 +68,22 @@ describe('pix decode by the BR Code manual', () => {
     expect(JSON.parse((await runCommand(['pix', 'decode', once, '--json'])).stdout)).toMatchObject({kind: 'static', reusable: false, key: 'maria@example.com'})
   })
 
+  it('pix decode reads a location with a port (Woovi and OpenPix documentation codes), and never speaks of a scheme the code lacks', async () => {
+    const woovi =
+      '00020101021226910014br.gov.bcb.pix2569localhost:5001/api/testaccount/qr/v1/5b2970f464a740378aa472c6dad0bf8352040000530398654071234.565802BR5905Woovi6009SAO_PAULO610804556300622905255b2970f464a740378aa472c6d63046BA9'
+    const human = await runCommand(['pix', 'decode', woovi])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/Location: +localhost:5001\/api\/testaccount\/qr\/v1\/5b2970f464a740378aa472c6dad0bf83/)
+    const signed = (body: string) => `${body}6304${crc16(`${body}6304`)}`
+    const withLocation = (where: string) =>
+      signed(`000201010212${'26'}${String(22 + where.length).padStart(2, '0')}0014br.gov.bcb.pix25${String(where.length).padStart(2, '0')}${where}5204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***`)
+    expect(JSON.parse((await runCommand(['pix', 'decode', withLocation('pix.example.com:8443/qr/v2/abc'), '--json'])).stdout)).toMatchObject({kind: 'dynamic', url: 'pix.example.com:8443/qr/v2/abc'})
+    const refused = await runCommand(['pix', 'decode', withLocation('pix.example.com:99999/qr/v2/abc')])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/26-25.*has the port 99999, which is not from 1 to 65535/)
+    expect(refused.stderr).not.toMatch(/scheme/)
+  })
+
   it('counts lengths in code points: a merchant name with an emoji and accents is as long as its characters', () => {
     const merchant = 'Café Açaí 😀'
     expect(merchant.length).toBe(Array.from(merchant).length + 1)

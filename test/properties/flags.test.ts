@@ -59,7 +59,7 @@ const malformedUuid = fc.oneof(
   junk,
 )
 const malformedDate = fc.oneof(
-  fc.constantFrom('2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '20/11/2026', 'yesterday', 'soon', '2026-11-20T25:00:00Z', '5 days', '1.5d', '2026-11-20T10:00Z+99'),
+  fc.constantFrom('2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '31/02/2026', '11/27/2026', '20-11-2026', '20/11/26', 'soon', '2026-11-20T25:00:00Z', '5 days', '1.5d', '2026-11-20T10:00Z+99'),
   junk,
 )
 const malformedDuration = fc.oneof(fc.constantFrom('abc', 'soon', '0', '0s', '-5s', '5 minutes', '1.5.5s', '10x', 'ms'), junk)

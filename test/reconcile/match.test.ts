@@ -70,7 +70,12 @@ describe('matching expected rows with deposits', () => {
     const end = parseDueDate('2026-11-21', 'due-date', 'America/Sao_Paulo')
     expect(new Date(end).toISOString()).toBe('2026-11-22T02:59:59.999Z')
     expect(parseDueDate('2026-11-21T09:00:00-03:00', 'due-date')).toBe(Date.parse('2026-11-21T12:00:00Z'))
-    expect(() => parseDueDate('21/11/2026', 'due-date')).toThrow(/must be a date/)
+    // Day first, as every date flag reads it.
+    expect(new Date(parseDueDate('21/11/2026', 'due-date', 'America/Sao_Paulo')).toISOString()).toBe('2026-11-22T02:59:59.999Z')
+    expect(() => parseDueDate('11/21/2026', 'due-date')).toThrow('due-date is read day first (DD/MM/AAAA), and 21 is no month: did you mean 21/11/2026?')
+    // A file is read the same any day: no word, no time ago.
+    expect(() => parseDueDate('yesterday', 'due-date')).toThrow(/^due-date must be a date: DD\/MM\/AAAA .*ISO date-time .*; got "yesterday"$/)
+    expect(() => parseDueDate('7d', 'due-date')).toThrow(/must be a date/)
   })
 
   it('the expected file takes customer-document for document, and keeps the rows by code', async () => {

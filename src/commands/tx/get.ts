@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import type {Transaction} from '../../api/types.js'
 import {BaseCommand, durationFlag, fieldsFlag, transactionIdArg, jsonFlag} from '../../base-command.js'
 import {TRANSACTION_RECORD_FIELDS} from '../../output/fields.js'
+import {anyCaseOptions} from '../../input/options.js'
 import {TRANSACTION_STATUSES} from '../../schemas/enums.js'
 import {runTxGet} from '../../tx/get.js'
 
@@ -33,6 +34,7 @@ export default class TxGet extends BaseCommand<typeof TxGet> {
     until: Flags.string({
       description: `Status to wait for with --watch, any case: ${TRANSACTION_STATUSES.join(', ')}.`,
       default: 'PAID',
+      options: anyCaseOptions(TRANSACTION_STATUSES),
       async parse(input) {
         const status = input.trim().toUpperCase()
         if (!(TRANSACTION_STATUSES as readonly string[]).includes(status)) throw new Error(`must be one of ${TRANSACTION_STATUSES.join(', ')}, got "${input}"`)
