@@ -194,14 +194,20 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   // terminal, a pipe or a file) only when a command first uses them. A lookup into a pipe then
   // never makes the stream of an stderr it writes nothing to.
   const stdoutTTY = isatty(1)
+  const stderrTTY = isatty(2)
   const facts: TtyFacts = {
     stdoutTTY,
-    stderrTTY: isatty(2),
+    stderrTTY,
     stdinTTY: isatty(0),
     stdoutColumns: stdoutTTY ? process.stdout.columns : undefined,
+    stdoutRows: stdoutTTY ? process.stdout.rows : undefined,
+    // A terminal's size, asked only of a stream that is one (a file or a pipe makes no stream here).
+    stderrColumns: stderrTTY ? process.stderr.columns : undefined,
+    stderrRows: stderrTTY ? process.stderr.rows : undefined,
   }
+  const terminal = detectTerminal(facts, env)
   return {
-    ...detectTerminal(facts, env),
+    ...terminal,
     get stdin() {
       return process.stdin
     },
@@ -212,8 +218,8 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
       return process.stderr
     },
     keys: (onReady) => terminalKeys(onReady),
-    stampErrors: !facts.stderrTTY,
-    rows: stdoutTTY ? process.stdout.rows : undefined,
+    // A terminal of no size is no terminal: its errors are stamped as a log's are.
+    stampErrors: !terminal.stderrTTY,
   }
 }
 

@@ -42,9 +42,23 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
   // A page for the pager fits the terminal's height, header included (and a line for a note on
   // columns left out), unless --per-page (or a snapshot, bound to its own) says otherwise.
   if (format === 'table' && options.interactive && ctx.io.prompt && options.fields['per-page'] === undefined && options.fields.snapshot === undefined) {
-    const {linesThatFit} = await import('../../output/pager.js')
-    const {TABLE_CHROME_LINES} = await import('../../output/table.js')
-    const fit = linesThatFit(ctx.io.rows, TABLE_CHROME_LINES + 1)
+    const {linesThatFit, statusLines} = await import('../../output/pager.js')
+    const {fitNote, TABLE_CHROME_LINES} = await import('../../output/table.js')
+    const {depositColumns} = await import('../../render/deposits.js')
+    // Room for the longest status line a page can have (a snapshot id is a UUID), and for the
+    // longest note on columns left out that the table can need at this width.
+    const status = statusLines(`Page 100 of 100 · snapshot ${'0'.repeat(36)}`, '', ctx.io.columns).length
+    // The most a table of deposits leaves out is every column but the id and the amount; or it
+    // keeps the creation time as its date alone.
+    const columns = depositColumns()
+    const droppable = columns.slice(1).filter((column) => !column.whole || column.priority)
+    const noteLines = Math.max(
+      ...[
+        {dropped: droppable, compacted: []},
+        {dropped: droppable.filter((column) => !column.compact), compacted: columns.filter((column) => column.compact)},
+      ].map(({dropped, compacted}) => fitNote({text: '', dropped: dropped.map((column) => column.header), compacted: compacted.map((column) => column.header)}, ctx.io.columns)?.split('\n').length ?? 0),
+    )
+    const fit = linesThatFit(ctx.io.rows, TABLE_CHROME_LINES + noteLines, status)
     if (fit !== undefined) query.perPage = Math.min(query.perPage ?? 20, fit)
   }
   const page = await fetchPage(api, query)
