@@ -11,6 +11,7 @@ import {InterruptedError, UsageError} from '../../cli/errors.js'
 import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
 import {flagsOf} from '../../input/flag-definitions.js'
 import {refuse} from '../../input/fields.js'
+import {outputFileFlag, toOutputFile} from '../../output/file.js'
 import {OUTPUT_FORMATS, outputFormat, type OutputFormat} from '../../output/printer.js'
 
 export interface DepositsListOptions {
@@ -196,10 +197,11 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
     }),
     concurrency: Flags.integer({description: 'Pages fetched at once by --all (1 to 16).', default: 4, min: 1, max: 16}),
     interactive: Flags.boolean({description: 'Page with n/p/q in a terminal.', default: true, allowNo: true}),
+    'output-file': outputFileFlag('the deposits (a new file is 0600: it holds payers\' names and documents)'),
   }
 
   async run(): Promise<DepositPage | undefined> {
-    const {all, output, interactive, concurrency, ...fields} = this.flags
-    return depositsList({fields, all, output, interactive, concurrency}, this.ctx)
+    const {all, output, interactive, concurrency, 'output-file': outputFile, ...fields} = this.flags
+    return toOutputFile(this.ctx, outputFile, {mode: 0o600, json: this.jsonEnabled()}, () => depositsList({fields, all, output, interactive, concurrency}, this.ctx))
   }
 }
