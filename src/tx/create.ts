@@ -73,9 +73,8 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     if (fits === true) {
       for (const line of qr.lines) ctx.out(line)
     } else {
-      const {wrapText} = await import('../output/table.js')
-      const size = `${ctx.io.columns}×${ctx.io.rows ?? '?'}`
-      ctx.note(wrapText(`The QR code is not drawn: the terminal (${size}) is too small for it (${fits.columns}×${fits.rows} with the lines below it). Get the image with --qr-png FILE, or use the copy-and-paste code below.`, ctx.io.columns))
+      const short = fits.columns > ctx.io.columns ? `it needs ${fits.columns} columns and the terminal has ${ctx.io.columns}` : `it needs ${fits.rows} rows with the lines below it and the terminal has ${ctx.io.rows}`
+      ctx.note(`The QR code is not drawn: the terminal is too small for it (${short}). Get the image with --qr-png FILE, or use the copy-and-paste code below.`)
     }
   }
   for (const line of after) ctx.out(line)
