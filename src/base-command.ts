@@ -78,6 +78,10 @@ export const globalFlags = {
     description: 'Print each HTTP exchange to stderr, with secrets redacted.',
     helpGroup: 'GLOBAL',
   }),
+  quiet: Flags.boolean({
+    description: 'Nothing on stderr when the command succeeds (notes, summaries, progress); a failure still shows its error, after what was held back.',
+    helpGroup: 'GLOBAL',
+  }),
   ...retryFlag,
 }
 

@@ -42,6 +42,8 @@ export interface Globals {
   /** Retries of a request that may be repeated safely (--retries); 3 when not set. */
   retries?: number
   debug: boolean
+  /** --quiet: nothing on stderr on success; notes are held, and shown before the error of a failure. */
+  quiet?: boolean
   json: boolean
 }
 
@@ -82,7 +84,7 @@ export class CommandContext {
   readonly sleep: (ms: number) => Promise<void>
   readonly interrupted: () => Promise<NodeJS.Signals>
   readonly paint: Paint
-  globals: Globals = {profile: 'default', timeoutMs: 30_000, retries: 3, debug: false, json: false}
+  private settings: Globals = {profile: 'default', timeoutMs: 30_000, retries: 3, debug: false, json: false}
   /** How the command ended: set once, by the base command. */
   exitCode = 0
   /**
@@ -109,6 +111,16 @@ export class CommandContext {
     this.paint = painter(options.io.color)
   }
 
+  /** The run's global settings. Set once parsed; --quiet then holds notes back and turns progress off. */
+  get globals(): Globals {
+    return this.settings
+  }
+
+  set globals(value: Globals) {
+    this.settings = value
+    if (value.quiet) quieten(this.io)
+  }
+
   /**
    * Lines for a person on stdout, composed by the CLI with every outside value escaped by
    * `printable`: any control character left is shown as an escape, and the painter's colour is added.
@@ -119,7 +131,9 @@ export class CommandContext {
 
   /** Notes, progress and warnings: stderr, so stdout stays data only; escaped as out() is. */
   note(text: string): void {
-    this.io.stderr.write(`${terminalText(text, {lines: true, color: this.io.color})}\n`)
+    const line = `${terminalText(text, {lines: true, color: this.io.color})}\n`
+    if (this.io.quiet) hold(this.io, line)
+    else this.io.stderr.write(line)
   }
 
   /** One JSON document on stdout: indented for a person at a terminal, one line for a file or a pipe. */
@@ -198,20 +212,43 @@ export class CommandContext {
   }
 }
 
+/** The most lines --quiet holds back for a failure's report: the last ones, which say most about it. */
+const HELD_LINES = 200
+
+/** --quiet on these streams: no spinner or progress, and notes held back (see `hold`). */
+export function quieten(io: IO): void {
+  io.quiet = true
+  io.spinner = false
+  io.held ??= []
+}
+
+/** Holds a line said under --quiet, for the report of a failure; only the last HELD_LINES are kept. */
+export function hold(io: IO, line: string): void {
+  const held = (io.held ??= [])
+  held.push(line)
+  if (held.length > HELD_LINES) held.splice(0, held.length - HELD_LINES)
+}
+
 /** IO on the process's own streams. */
 export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   // Asked of the descriptors: Node makes process.stdin, stdout and stderr (each a stream over a
   // terminal, a pipe or a file) only when a command first uses them. A lookup into a pipe then
   // never makes the stream of an stderr it writes nothing to.
   const stdoutTTY = isatty(1)
+  const stderrTTY = isatty(2)
   const facts: TtyFacts = {
     stdoutTTY,
-    stderrTTY: isatty(2),
+    stderrTTY,
     stdinTTY: isatty(0),
     stdoutColumns: stdoutTTY ? process.stdout.columns : undefined,
+    stdoutRows: stdoutTTY ? process.stdout.rows : undefined,
+    // A terminal's size, asked only of a stream that is one (a file or a pipe makes no stream here).
+    stderrColumns: stderrTTY ? process.stderr.columns : undefined,
+    stderrRows: stderrTTY ? process.stderr.rows : undefined,
   }
+  const terminal = detectTerminal(facts, env)
   return {
-    ...detectTerminal(facts, env),
+    ...terminal,
     get stdin() {
       return process.stdin
     },
@@ -222,8 +259,8 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
       return process.stderr
     },
     keys: (onReady) => terminalKeys(onReady),
-    stampErrors: !facts.stderrTTY,
-    rows: stdoutTTY ? process.stdout.rows : undefined,
+    // A terminal of no size is no terminal: its errors are stamped as a log's are.
+    stampErrors: !terminal.stderrTTY,
   }
 }
 

@@ -67,6 +67,7 @@ export interface GlobalFlags {
   'base-url'?: string
   timeout?: number
   debug?: boolean
+  quiet?: boolean
   retries?: number
 }
 
@@ -80,6 +81,7 @@ export function commandGlobals(flags: GlobalFlags, argv: readonly string[], env:
     timeoutMs: flags.timeout ?? 30_000,
     retries: flags.retries ?? 3,
     debug: flags.debug ?? false,
+    quiet: flags.quiet ?? false,
     json,
   }
 }
@@ -104,6 +106,9 @@ export async function reportFailure(ctx: CommandContext, error: Error, json: boo
   // oclif exits 1 on any error under --json; the exit code is set here, once, for both modes.
   setExitCode(exitCode)
   if (exitCode === ExitCode.Interrupted || exitCode === ExitCode.Terminated) return
+  // Under --quiet, what the run would have said (notes, summaries), now that it failed: before the error.
+  const held = ctx.io.held?.splice(0) ?? []
+  if (held.length > 0) ctx.io.stderr.write(scrub(held.join(''), secrets))
   if (json) {
     const document = {...report?.json, error: payload}
     // A stream under way on stdout: the document goes to stderr, and is all that goes there.

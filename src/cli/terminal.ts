@@ -10,6 +10,14 @@ export interface Terminal {
   spinner: boolean
   prompt: boolean
   columns: number
+  /** The terminal's height, when stdout is one that reports it: the pager and the QR code fit it. */
+  rows?: number
+  /**
+   * --quiet: nothing on stderr when the command succeeds (notes, summaries, progress); what would
+   * have been said is held in `held` and shown before the error when it fails.
+   */
+  quiet?: boolean
+  held?: string[]
 }
 
 export interface TtyFacts {
@@ -18,11 +26,28 @@ export interface TtyFacts {
   stdinTTY: boolean
   /** The terminal's width, when stdout is one. */
   stdoutColumns?: number
+  /** The terminal's height, when stdout is one. */
+  stdoutRows?: number
+  /** The size stderr's terminal reports, when stderr is one. */
+  stderrColumns?: number
+  stderrRows?: number
+}
+
+/**
+ * A terminal that reports no size (0 columns or 0 rows: `script`, `docker exec -t`, CI runners,
+ * expect) is treated as no terminal at all: nothing can be fitted to it, and a spinner's
+ * line-clearing arithmetic divides by its width. Only a size reported as 0 counts; one not known
+ * (undefined) leaves the stream a terminal.
+ */
+export function sizedTTY(tty: boolean, columns: number | undefined, rows: number | undefined): boolean {
+  return tty && columns !== 0 && rows !== 0
 }
 
 /** The terminal's abilities from the streams' TTY facts and the environment (NO_COLOR, TERM=dumb, CI). */
 export function detectTerminal(facts: TtyFacts, env: NodeJS.ProcessEnv): Terminal {
-  const {stdoutTTY, stderrTTY, stdinTTY} = facts
+  const stdoutTTY = sizedTTY(facts.stdoutTTY, facts.stdoutColumns, facts.stdoutRows)
+  const stderrTTY = sizedTTY(facts.stderrTTY, facts.stderrColumns, facts.stderrRows)
+  const {stdinTTY} = facts
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''
   const dumb = env.TERM === 'dumb'
   return {
@@ -34,6 +59,7 @@ export function detectTerminal(facts: TtyFacts, env: NodeJS.ProcessEnv): Termina
     prompt: stdinTTY && stdoutTTY,
     // A pipe has no width: tables keep every column whole there, for grep and cut.
     columns: (stdoutTTY && facts.stdoutColumns) || Number(env.COLUMNS) || (stdoutTTY ? 80 : Infinity),
+    rows: stdoutTTY ? facts.stdoutRows : undefined,
   }
 }
 

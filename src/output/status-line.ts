@@ -1,4 +1,4 @@
-import type {IO} from '../cli/context.js'
+import {hold, type IO} from '../cli/context.js'
 import {terminalText} from '../cli/terminal.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
@@ -38,8 +38,11 @@ export function statusLine(io: IO): StatusLine {
       draw()
     },
     note(value) {
+      const line = `${terminalText(value, {color: io.color})}\n`
+      // --quiet: held for a failure's report, never written on success.
+      if (io.quiet) return hold(io, line)
       clear()
-      io.stderr.write(`${terminalText(value, {color: io.color})}\n`)
+      io.stderr.write(line)
       draw()
     },
     async wait(ms, sleep, tick) {

@@ -39,7 +39,39 @@ export function fitNote(rendered: RenderedTable, columns: number): string | unde
   if (rendered.dropped.length > 0) parts.push(`left out ${rendered.dropped.join(', ')}`)
   if (rendered.compacted.length > 0) parts.push(`${rendered.compacted.join(', ')} ${rendered.compacted.length === 1 ? 'shows' : 'show'} the date alone`)
   if (parts.length === 0) return undefined
-  return `To fit ${columns} columns: ${parts.join('; ')} (widen the terminal, or use --output csv or --json).`
+  return wrapText(`To fit ${columns} columns: ${parts.join('; ')} (widen the terminal, or use --output csv or --json).`, columns)
+}
+
+/**
+ * A text for a terminal `width` columns wide, each of its lines broken at spaces into lines that
+ * fit (a word longer than the width is broken where it must be), so the terminal never breaks one
+ * itself in the middle of a word or an amount. The painter's marks take no room.
+ */
+export function wrapText(text: string, width: number): string {
+  if (!Number.isFinite(width) || width < 1) return text
+  const size = (part: string) => unmarked(part).length
+  return text
+    .split('\n')
+    .map((line) => {
+      if (size(line) <= width) return line
+      const out: string[] = []
+      let current = ''
+      for (let word of line.split(' ')) {
+        if (current !== '' && size(current) + 1 + size(word) <= width) {
+          current += ` ${word}`
+          continue
+        }
+        if (current !== '') out.push(current)
+        while (size(word) > width) {
+          out.push(word.slice(0, width))
+          word = word.slice(width)
+        }
+        current = word
+      }
+      out.push(current)
+      return out.join('\n')
+    })
+    .join('\n')
 }
 
 function cut(text: string, width: number): string {
@@ -94,6 +126,16 @@ export async function renderTable<T>(rows: T[], columns: Column<T>[], term: Pick
   // 4. No row wider than the terminal: the columns that may be cut go, last first, before any whole one.
   for (let index = columns.length - 1; index >= 0 && total() > term.columns; index -= 1) {
     if (cuttable(index) && keep.filter(Boolean).length > 1) keep[index] = false
+  }
+  // 5. Then the columns in their compact form (a date is never cut, but it may be left out), last first.
+  for (let index = columns.length - 1; index >= 0 && total() > term.columns; index -= 1) {
+    if (keep[index] && compacted[index] && keep.filter(Boolean).length > 1) keep[index] = false
+  }
+  // 6. Then whole columns, last first, the first one (the id) kept: a value is left out, never cut
+  // or broken across lines by the terminal. Only a terminal narrower than that one column gets a
+  // wider table.
+  for (let index = columns.length - 1; index > 0 && total() > term.columns; index -= 1) {
+    if (keep[index] && keep.filter(Boolean).length > 1) keep[index] = false
   }
   const indexes = columns.map((_, index) => index).filter((index) => keep[index])
   const table = new Table({

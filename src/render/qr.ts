@@ -1,4 +1,4 @@
-import {marks} from '../cli/terminal.js'
+import {marks, unmarked} from '../cli/terminal.js'
 
 /** The quiet zone around a QR code, in modules: four, as ISO/IEC 18004 requires and phone cameras expect. */
 export const QUIET_ZONE = 4
@@ -45,6 +45,20 @@ export async function qrDrawing(text: string, options: {colors: boolean}): Promi
   }
   if (!options.colors) return {lines: body, width}
   return {lines: body.map((line) => marks(['ink', 'paper'], [...line].map((char) => INVERTED[char] ?? char).join(''))), width}
+}
+
+/**
+ * Whether the drawing fits the terminal whole together with the lines printed after it (each as
+ * many screen lines as the width breaks it into), leaving the line the cursor rests on: true, or
+ * the size it would need, columns × rows. A stdout that is not a terminal has no height (`rows`
+ * undefined): only its width, if any, is checked there.
+ */
+export function qrFits(qr: QrDrawing, after: readonly string[], term: {columns: number; rows?: number}): true | {columns: number; rows: number} {
+  const {columns, rows} = term
+  const screenLines = (line: string) => (Number.isFinite(columns) ? Math.max(1, Math.ceil(unmarked(line).length / columns)) : 1)
+  const needed = {columns: qr.width, rows: qr.lines.length + after.reduce((sum, line) => sum + screenLines(line), 0) + 1}
+  if (qr.width > columns || (rows !== undefined && needed.rows > rows)) return needed
+  return true
 }
 
 /** Decodes a `data:image/png;base64,...` URI (or bare base64) to the PNG's bytes. */

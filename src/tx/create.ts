@@ -61,22 +61,23 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
 
   const {createdLines} = await import('../render/transaction.js')
   const uri = created.pixResponse?.uri
+  const after: string[] = []
+  if (uri) after.push(ctx.paint('bold', 'Pix copia e cola:'), uri, '')
+  after.push(...createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ))
   if (uri && (ctx.io.stdoutTTY || options.qr)) {
-    const {qrDrawing} = await import('../render/qr.js')
+    const {qrDrawing, qrFits} = await import('../render/qr.js')
     const qr = await qrDrawing(uri, {colors: ctx.io.color})
-    // A drawing wider than the terminal would wrap and scan as nothing: say why it is left out.
-    if (qr.width > ctx.io.columns) {
-      ctx.note(`The QR code is not drawn: it needs ${qr.width} columns and the terminal has ${ctx.io.columns}. Widen the terminal, or write the image with --qr-png FILE; the copy-and-paste code follows.`)
-    } else {
+    // A drawing cut by the terminal's edge, or whose top has scrolled away under what follows it,
+    // scans as nothing: it is drawn only whole on screen, or a line says why not and what to use.
+    const fits = qrFits(qr, after, ctx.io)
+    if (fits === true) {
       for (const line of qr.lines) ctx.out(line)
+    } else {
+      const short = fits.columns > ctx.io.columns ? `it needs ${fits.columns} columns and the terminal has ${ctx.io.columns}` : `it needs ${fits.rows} rows with the lines below it and the terminal has ${ctx.io.rows}`
+      ctx.note(`The QR code is not drawn: the terminal is too small for it (${short}). Get the image with --qr-png FILE, or use the copy-and-paste code below.`)
     }
   }
-  if (uri) {
-    ctx.out(ctx.paint('bold', 'Pix copia e cola:'))
-    ctx.out(uri)
-    ctx.out()
-  }
-  for (const line of createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ)) ctx.out(line)
+  for (const line of after) ctx.out(line)
   return result
 }
 

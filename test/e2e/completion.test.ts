@@ -22,7 +22,7 @@ const CASES: Array<[string[], string[]]> = [
   // Flags at any position after the command, not only right after it.
   [['gateway', 'tx', 'create', '--amount', '1000', '--'], flagsOf('tx:create')],
   [['gateway', 'tx', 'create', '--amount', '1000', '--customer-name', 'Maria Silva', '--item', 'title=Cap,unitPrice=2000', '--qr'], ['--qr', '--qr-png']],
-  [['gateway', 'deposits', 'list', '--status', 'PAID', '--out'], ['--output']],
+  [['gateway', 'deposits', 'list', '--status', 'PAID', '--out'], ['--output', '--output-file']],
   [['gateway', 'tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--wa'], ['--watch']],
   // A boolean flag, long or short, takes no value: the next word is a flag again.
   [['gateway', 'withdraw', '-y', '--dry'], ['--dry-run']],

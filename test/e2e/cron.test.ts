@@ -1,5 +1,5 @@
-import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -43,18 +43,21 @@ function asCronRuns(command: string): string {
 /**
  * Each crontab line of the README, run as cron runs it: `env -i` with cron's own PATH, SHELL and
  * HOME plus the crontab's variables, /bin/sh -c, stdin from /dev/null. The paths the README writes
- * to (/var/log, /var/exports, /etc/gateway) and the folder npm puts `gateway` in (/usr/local/bin)
- * are moved into a folder of the test's own; nothing else of the line is changed. Each line is made
- * to fail (no login; a request refused) and to succeed, and the data file, the log and the line's
- * exit code are checked.
+ * to and reads from (/var/log, /var/exports, /srv/erp, /etc/gateway) and the folder npm puts
+ * `gateway` in (/usr/local/bin) are moved into a folder of the test's own; nothing else of the
+ * line is changed. cron mails whatever a line prints, stdout and stderr alike, and ignores its exit
+ * code: so each line is made to fail (no login; the gateway answering 503) and to succeed, and
+ * what it printed (the mail), its files and its exit code are checked.
  */
 describe("the README's crontab lines, run as cron runs them", () => {
   const jobs = readmeJobs()
   let sandbox: Sandbox
   let root: string
+  /** The sandbox's clock: real time unless a test sets it (a deposit made yesterday). */
+  let clock: number | undefined
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({seedDeposits: 200})
+    sandbox = await startTestSandbox({seedDeposits: 200, now: () => clock ?? Date.now()})
     root = mkdtempSync(join(tmpdir(), 'gateway-cron-'))
   })
   afterAll(async () => {
@@ -65,8 +68,15 @@ describe("the README's crontab lines, run as cron runs them", () => {
   /** A machine of its own for one job: a bin folder holding `gateway`, a HOME, the README's folders. */
   function machine(name: string) {
     const base = join(root, name)
-    const dirs = {bin: join(base, 'bin'), home: join(base, 'home'), log: join(base, 'var-log'), exports: join(base, 'var-exports'), etc: join(base, 'etc-gateway')}
-    for (const dir of [dirs.bin, dirs.home, dirs.log, dirs.exports]) mkdirSync(dir, {recursive: true})
+    const dirs = {
+      bin: join(base, 'bin'),
+      home: join(base, 'home'),
+      log: join(base, 'var-log'),
+      exports: join(base, 'var-exports'),
+      erp: join(base, 'srv-erp'),
+      etc: join(base, 'etc-gateway'),
+    }
+    for (const dir of [dirs.bin, dirs.home, dirs.log, dirs.exports, dirs.erp]) mkdirSync(dir, {recursive: true})
     // Where `npm install -g` puts the command: a link to the CLI's bin/run.js (node is in /usr/bin).
     symlinkSync(BIN, join(dirs.bin, 'gateway'))
     const place = (text: string) =>
@@ -74,122 +84,189 @@ describe("the README's crontab lines, run as cron runs them", () => {
         .replaceAll('/usr/local/bin', dirs.bin)
         .replaceAll('/var/log/', `${dirs.log}/`)
         .replaceAll('/var/exports/', `${dirs.exports}/`)
+        .replaceAll('/srv/erp/', `${dirs.erp}/`)
         .replaceAll('/etc/gateway', dirs.etc)
     // Spawned without blocking: the sandbox answering the line runs in this process.
     const run = (job: CronJob) =>
-      new Promise<{code: number | null; stdout: string; stderr: string}>((resolve, reject) => {
+      new Promise<{code: number | null; mail: string}>((resolve, reject) => {
         const env = Object.entries(job.env).map(([key, value]) => `${key}=${place(value)}`)
         const child = spawn('/usr/bin/env', ['-i', 'PATH=/usr/bin:/bin', 'SHELL=/bin/sh', `HOME=${dirs.home}`, 'LOGNAME=root', ...env, '/bin/sh', '-c', place(asCronRuns(job.command))], {
           stdio: ['ignore', 'pipe', 'pipe'],
         })
-        let stdout = ''
-        let stderr = ''
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+        // What cron mails: everything the line prints, on either stream.
+        let mail = ''
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (mail += chunk))
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (mail += chunk))
         const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
         child.on('error', reject)
         child.on('close', (code) => {
           clearTimeout(timer)
-          resolve({code, stdout, stderr})
+          resolve({code, mail})
         })
       })
     const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '')
-    const logIn = async (configDir: string) => {
-      const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {GATEWAY_CONFIG_DIR: configDir, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+    const logIn = async () => {
+      const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {GATEWAY_CONFIG_DIR: dirs.etc, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
       expect(login.code, login.stderr).toBe(0)
     }
     return {dirs, run, read, logIn}
   }
 
   const STAMPED_ERROR = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: /m
+  const job = (words: string, nth = 0) => jobs.filter((candidate) => candidate.command.includes(words))[nth]
 
-  it('shows at least the charge and the export', () => {
-    expect(jobs.some((job) => job.command.includes('gateway tx create'))).toBe(true)
-    expect(jobs.some((job) => job.command.includes('gateway deposits list'))).toBe(true)
-    for (const job of jobs) expect(job.env.PATH, job.command).toMatch(/\/usr\/local\/bin/)
+  it('shows the charge, the export and the reconciliations, every one with a PATH, one config folder, and no fixed name under /tmp', () => {
+    expect(job('gateway tx create')).toBeDefined()
+    expect(job('gateway deposits list')).toBeDefined()
+    expect(job('gateway deposits reconcile', 1)).toBeDefined()
+    for (const each of jobs) {
+      expect(each.env.PATH, each.command).toMatch(/\/usr\/local\/bin/)
+      expect(each.env.GATEWAY_CONFIG_DIR, each.command).toBe('/etc/gateway')
+      expect(`${Object.values(each.env).join(' ')} ${each.command}`, each.command).not.toMatch(/\/tmp\b/)
+    }
   })
 
-  it('the charge: one line per run in the data file, every failure in the log with its time and exit code, and the line exits with it', async () => {
-    const job = jobs.find((candidate) => candidate.command.includes('gateway tx create'))!
+  it('the export: a good run mails nothing; a failed one mails its error and leaves the previous file whole', async () => {
+    const export_ = job('gateway deposits list')
+    const {dirs, run, read, logIn} = machine('export')
+    const files = () => readdirSync(dirs.exports)
+
+    // No login: exit 3, the error mailed, no file written and nothing left behind.
+    const none = await run(export_)
+    expect(none.code).toBe(3)
+    expect(none.mail).toMatch(STAMPED_ERROR)
+    expect(none.mail).toMatch(/not logged in/)
+    expect(files()).toEqual([])
+
+    // A good run: nothing printed, so nothing mailed; the whole CSV in its file.
+    await logIn()
+    const done = await run(export_)
+    expect(done.code, done.mail).toBe(0)
+    expect(done.mail).toBe('')
+    const [csv] = files()
+    expect(csv).toMatch(/^paid-\d{4}-\d\d-\d\d\.csv$/)
+    expect(files()).toEqual([csv])
+    const good = read(join(dirs.exports, csv))
+    expect(good.split('\r\n')[0]).toMatch(/^id,/)
+
+    // The gateway failing (503 after every retry): exit 7, the error mailed, the previous file as it was.
+    await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'GET /core/deposit', status: 503, count: 4})
+    const refused = await run(export_)
+    expect(refused.code).toBe(7)
+    expect(refused.mail).toMatch(STAMPED_ERROR)
+    expect(refused.mail).toMatch(/503/)
+    expect(files()).toEqual([csv])
+    expect(read(join(dirs.exports, csv))).toBe(good)
+  })
+
+  it('the charge: a good run mails nothing; a failure mails its error and what journal retry did; the data file gets a line each run', async () => {
+    const charge = job('gateway tx create')
     const {dirs, run, read, logIn} = machine('charge')
-    const data = join(dirs.log, 'charges.ndjson')
-    const log = join(dirs.log, 'gateway.log')
+    const data = join(dirs.log, 'gateway-charges.ndjson')
     const lines = () => read(data).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>)
 
-    // No login: exit 3, the error document in the data file, the error and the exit code in the log.
-    const none = await run(job)
-    expect(none.code, none.stderr).toBe(3)
+    // No login: exit 3, the error document in the data file, the error mailed.
+    const none = await run(charge)
+    expect(none.code, none.mail).toBe(3)
     expect(lines()).toHaveLength(1)
     expect(lines()[0].error).toMatchObject({exitCode: 3})
-    expect(read(log)).toMatch(STAMPED_ERROR)
-    expect(read(log)).toMatch(/Z tx create exited 3$/m)
-    // Cron mails whatever the line prints: nothing, every word went to the files.
-    expect(none.stdout).toBe('')
+    expect(none.mail).toMatch(STAMPED_ERROR)
+    expect(none.mail).toMatch(/not logged in/)
 
-    // Logged in: exit 0, one compact line with the picked fields, nothing new in the log.
-    await logIn(join(dirs.home, '.config', 'gateway'))
-    const logged = read(log)
-    const made = await run(job)
-    expect(made.code, read(log)).toBe(0)
-    expect(read(data).split('\n').filter(Boolean)).toHaveLength(2)
-    expect(read(data).split('\n')[1]).not.toMatch(/^\s|\n\s/)
-    const charge = lines()[1]
-    expect(Object.keys(charge)).toEqual(['id', 'status', 'amount', 'externalCode', 'idempotencyKey'])
-    expect(charge).toMatchObject({amount: 7980, externalCode: 'order-4711'})
-    expect(read(log)).toBe(logged)
+    // Logged in: exit 0, nothing mailed (no idempotency note), one line with the picked fields.
+    await logIn()
+    const made = await run(charge)
+    expect(made.code, made.mail).toBe(0)
+    expect(made.mail).toBe('')
+    const [, created] = lines()
+    expect(Object.keys(created)).toEqual(['id', 'status', 'amount', 'externalCode', 'idempotencyKey'])
+    expect(created).toMatchObject({amount: 7980, externalCode: expect.stringMatching(/^fee-4711-\d{4}-\d\d$/)})
 
-    // The same line again: the repeat guard refuses it, exit 2, said in the log; nothing charged twice.
-    const again = await run(job)
+    // The same line again in the month: the repeat guard refuses it, exit 2, mailed; nothing charged twice.
+    const again = await run(charge)
     expect(again.code).toBe(2)
     expect(lines()[2].error).toMatchObject({exitCode: 2})
-    expect(read(log).slice(logged.length)).toMatch(STAMPED_ERROR)
-    expect(read(log)).toMatch(/Z tx create exited 2$/m)
+    expect(again.mail).toMatch(STAMPED_ERROR)
+    expect(again.mail).toContain(created.idempotencyKey)
   })
 
-  it('the charge refused by the gateway (503 after every retry): exit 7 kept, journal retry settles it after', async () => {
-    const job = jobs.find((candidate) => candidate.command.includes('gateway tx create'))!
+  it('the charge failing at the gateway (503 after every retry): exit 7 kept, and the mail says journal retry made it', async () => {
+    const charge = job('gateway tx create')
     const {dirs, run, read, logIn} = machine('charge-refused')
-    await logIn(join(dirs.home, '.config', 'gateway'))
+    await logIn()
     await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 503, count: 4})
-    const refused = await run(job)
+    const refused = await run(charge)
     expect(refused.code).toBe(7)
-    const [line] = read(join(dirs.log, 'charges.ndjson')).split('\n')
+    const [line] = read(join(dirs.log, 'gateway-charges.ndjson')).split('\n')
     expect(JSON.parse(line).error).toMatchObject({exitCode: 7, status: 503})
-    const log = read(join(dirs.log, 'gateway.log'))
-    expect(log).toMatch(STAMPED_ERROR)
-    expect(log).toMatch(/Z tx create exited 7$/m)
+    expect(refused.mail).toMatch(STAMPED_ERROR)
     // journal retry ran, after the failure, and replayed the pending charge under its key.
-    expect(log).toMatch(/^Replayed 1: 1 done, 0 failed, 0 still pending/m)
-    // The charge exists once, made by the replay under the first run's key.
-    const key = JSON.parse(line).idempotencyKey as string
-    expect(log).toContain(key)
+    expect(refused.mail).toMatch(/^Replayed 1: 1 done, 0 failed, 0 still pending/m)
+    expect(refused.mail).toContain(JSON.parse(line).idempotencyKey as string)
   })
 
-  it('the export: the log says when and why it failed, and the line exits with the code', async () => {
-    const job = jobs.find((candidate) => candidate.command.includes('gateway deposits list'))!
-    const {dirs, run, read, logIn} = machine('export')
-    const log = join(dirs.log, 'gateway-export.log')
+  it('the reconciliations: a day paid as expected mails nothing; discrepancies and failures are mailed', async () => {
+    const [report, log] = [job('gateway deposits reconcile'), job('gateway deposits reconcile', 1)]
+    // A separate gateway with no seeded deposits: yesterday holds only the charge made here.
+    const own = await startTestSandbox({now: () => clock ?? Date.now()})
+    try {
+      const {dirs, run, read} = machine('reconcile')
+      const login = await runCli(['login', '--base-url', own.baseUrl, '--client-id', 'sandbox'], {env: {GATEWAY_CONFIG_DIR: dirs.etc, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
+      expect(login.code, login.stderr).toBe(0)
+      // A charge made and paid yesterday at noon (the crontab's time zone is the machine's).
+      const noon = new Date()
+      noon.setDate(noon.getDate() - 1)
+      noon.setHours(12, 0, 0, 0)
+      clock = noon.getTime()
+      let id: string
+      try {
+        const made = await runCli(['tx', 'create', '--amount', '4990', '--external-code', 'CRON-REC-0001', '--json'], {env: {GATEWAY_CONFIG_DIR: dirs.etc}})
+        expect(made.code, made.stderr).toBe(0)
+        id = JSON.parse(made.stdout).id as string
+        const paid = await runCli(['sandbox', 'pay', id], {env: {GATEWAY_CONFIG_DIR: dirs.etc}})
+        expect(paid.code, paid.stderr).toBe(0)
+      } finally {
+        clock = undefined
+      }
+      const day = execFileSync('date', ['-d', 'yesterday', '+%F'], {encoding: 'utf8', env: {PATH: '/usr/bin:/bin'}}).trim()
+      const expected = join(dirs.erp, `expected-${day}.csv`)
+      const discrepancies = join(dirs.log, 'gateway-discrepancies.ndjson')
 
-    const none = await run(job)
-    expect(none.code).toBe(3)
-    expect(read(log)).toMatch(STAMPED_ERROR)
-    expect(read(log)).toMatch(/Z deposits export exited 3$/m)
+      // Every charge paid as expected: nothing printed by either line, nothing logged.
+      writeFileSync(expected, 'external-code,amount\nCRON-REC-0001,4990\n')
+      for (const each of [report, log]) {
+        const good = await run(each)
+        expect(good.mail, each.command).toBe('')
+      }
+      expect(read(discrepancies)).toBe('')
 
-    await logIn(dirs.etc)
-    const done = await run(job)
-    expect(done.code, read(log)).toBe(0)
-    const [csv] = readdirCsv(dirs.exports)
-    expect(read(join(dirs.exports, csv)).split('\r\n')[0]).toMatch(/^id,/)
+      // A charge never paid: the first line mails the report, the second logs the row and mails its error.
+      writeFileSync(expected, 'external-code,amount\nCRON-REC-0001,4990\nCRON-REC-0002,1000\n')
+      const mailed = await run(report)
+      expect(mailed.code).toBe(10)
+      expect(mailed.mail).toMatch(/missing/)
+      expect(mailed.mail).toContain('CRON-REC-0002')
+      expect(mailed.mail).toMatch(STAMPED_ERROR)
+      const logged = await run(log)
+      expect(logged.mail).toMatch(STAMPED_ERROR)
+      const rows = read(discrepancies).split('\n').filter(Boolean).map((line) => JSON.parse(line) as {class: string; externalCode: string})
+      expect(rows).toEqual([expect.objectContaining({class: 'missing', externalCode: 'CRON-REC-0002'})])
 
-    await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'GET /core/deposit', status: 503, count: 4})
-    const before = read(log)
-    const refused = await run(job)
-    expect(refused.code).toBe(7)
-    expect(read(log).slice(before.length)).toMatch(STAMPED_ERROR)
-    expect(read(log)).toMatch(/Z deposits export exited 7$/m)
+      // The gateway failing: both lines mail the error.
+      for (const each of [report, log]) {
+        await control(own.baseUrl, '/_sandbox/faults', {route: 'GET /core/deposit', status: 503, count: 4})
+        const failed = await run(each)
+        expect(failed.mail, each.command).toMatch(STAMPED_ERROR)
+        expect(failed.mail, each.command).toMatch(/503/)
+      }
+      // No file of the day's expected charges: mailed as well.
+      rmSync(expected)
+      for (const each of [report, log]) {
+        const missing = await run(each)
+        expect(missing.mail, each.command).toMatch(STAMPED_ERROR)
+      }
+    } finally {
+      await own.close()
+    }
   })
 })
-
-function readdirCsv(dir: string): string[] {
-  return readdirSync(dir).filter((name) => name.endsWith('.csv'))
-}

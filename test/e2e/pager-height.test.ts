@@ -44,7 +44,7 @@ describe('the pager in an 80x24 terminal', () => {
       expect(lines[1]).toMatch(/^│ ID /)
       expect(lines.filter((line) => /^│ [0-9a-f]{8}-/.test(line)).length).toBeGreaterThan(10)
     }
-    // 95 deposits at 17 a page.
+    // 95 deposits at 16 a page (the table's header and note, the status line and the cursor's line take 8 of 24).
     expect(screens[0].at(-1)).toMatch(/Page 1 of 6/)
   })
 

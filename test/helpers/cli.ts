@@ -72,6 +72,8 @@ export interface PtyStep {
   /** A regular expression the output since the previous step must match before `send` is typed. */
   expect: string
   send?: string
+  /** A signal sent to the command then, without its SIG: "TERM", "INT". */
+  signal?: string
   /** Note the terminal's modes when `expect` matched, before typing (see TerminalModes). */
   modes?: boolean
 }

@@ -21,6 +21,8 @@ export interface TestIOOptions {
   /** Which streams are terminals (default none, as in a pipe). */
   tty?: {stdout?: boolean; stderr?: boolean; stdin?: boolean}
   columns?: number
+  /** The terminal's height, when stdout is one. */
+  rows?: number
   /** Keys "typed" in raw mode, for the pager and hidden prompts. */
   keys?: string[]
   env?: NodeJS.ProcessEnv
@@ -56,7 +58,16 @@ export function testIO(options: TestIOOptions = {}): IO & {stdoutText(): string;
   })
   const tty = options.tty ?? {}
   const terminal = detectTerminal(
-    {stdoutTTY: Boolean(tty.stdout), stderrTTY: Boolean(tty.stderr), stdinTTY: Boolean(tty.stdin), stdoutColumns: options.columns},
+    {
+      stdoutTTY: Boolean(tty.stdout),
+      stderrTTY: Boolean(tty.stderr),
+      stdinTTY: Boolean(tty.stdin),
+      stdoutColumns: options.columns,
+      stdoutRows: options.rows,
+      // One terminal behind both: stderr reports the same size.
+      stderrColumns: tty.stderr ? options.columns : undefined,
+      stderrRows: tty.stderr ? options.rows : undefined,
+    },
     options.env ?? {},
   )
   const keys = [...(options.keys ?? [])]

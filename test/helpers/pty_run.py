@@ -1,9 +1,10 @@
 """Runs a command in a pseudo-terminal of a fixed size, answers its prompts, and reports what it drew.
 
 Input (JSON on stdin): {"argv": [...], "env": {...}, "cols": 160, "rows": 50,
-  "steps": [{"expect": "regex", "send": "text", "modes": true}, ...], "timeout": 20}
-Each step waits until the output written since the previous step matches `expect`, then types `send`;
-with "modes", it first notes the terminal's modes (whether it makes signals of keys, reads lines, echoes).
+  "steps": [{"expect": "regex", "send": "text", "signal": "TERM", "modes": true}, ...], "timeout": 20}
+Each step waits until the output written since the previous step matches `expect`, then types `send`
+and sends the command the signal, when given; with "modes", it first notes the terminal's modes
+(whether it makes signals of keys, reads lines, echoes). cols and rows 0 make a terminal that reports no size.
 Output (JSON on stdout): {"output": "everything the command wrote", "code": exit status or null,
   "modes": [the modes noted at each such step], "after": the modes once the command has exited}
 """
@@ -13,6 +14,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import sys
 import termios
@@ -20,11 +22,14 @@ import time
 
 spec = json.load(sys.stdin)
 deadline = time.time() + spec.get("timeout", 20)
+size = struct.pack("HHHH", spec.get("rows", 50), spec.get("cols", 160), 0, 0)
 pid, fd = pty.fork()
 if pid == 0:
+    # The size is set on the terminal before the command starts, so it never reads another.
+    fcntl.ioctl(0, termios.TIOCSWINSZ, size)
     os.execvpe(spec["argv"][0], spec["argv"], spec["env"])
 
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", spec.get("rows", 50), spec.get("cols", 160), 0, 0))
+fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
 output = b""
 mark = 0
 modes = []
@@ -66,6 +71,8 @@ for step in spec.get("steps", []):
         modes.append(terminal_modes())
     if alive and "send" in step:
         os.write(fd, step["send"].encode())
+    if alive and "signal" in step:
+        os.kill(pid, getattr(signal, "SIG" + step["signal"]))
 
 # Drain until the terminal closes (the command exited) or time runs out.
 while alive and time.time() < deadline:

@@ -204,7 +204,7 @@ describe('tx create draws the charge’s QR code for a terminal', () => {
       const result = await create({columns, args: ['--qr-png', png]})
       expect(result.code).toBe(0)
       expect(result.stdout).not.toMatch(/[▀▄█]/)
-      expect(result.stderr).toMatch(new RegExp(`^The QR code is not drawn: it needs \\d+ columns and the terminal has ${columns}\\. .*--qr-png FILE.*$`, 'm'))
+      expect(result.stderr).toMatch(new RegExp(`^The QR code is not drawn: the terminal is too small for it \\(it needs \\d+ columns and the terminal has ${columns}\\)\\. .*--qr-png FILE.*copy-and-paste code.*$`, 'm'))
       expect(result.stderr.split('\n').filter((line) => line.includes('QR code is not drawn'))).toHaveLength(1)
       expect(codeOf(result.stdout)).toBe(await lookup(result.stdout))
       expect(PNG.sync.read(await import('node:fs').then((fs) => fs.readFileSync(png))).width).toBeGreaterThan(0)

@@ -11,6 +11,7 @@ import {InterruptedError, UsageError} from '../../cli/errors.js'
 import {buildDepositQuery, depositFields, pageCommand} from '../../input/deposits.js'
 import {flagsOf} from '../../input/flag-definitions.js'
 import {refuse} from '../../input/fields.js'
+import {outputFileFlag, toOutputFile} from '../../output/file.js'
 import {OUTPUT_FORMATS, outputFormat, type OutputFormat} from '../../output/printer.js'
 
 export interface DepositsListOptions {
@@ -42,9 +43,23 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
   // A page for the pager fits the terminal's height, header included (and a line for a note on
   // columns left out), unless --per-page (or a snapshot, bound to its own) says otherwise.
   if (format === 'table' && options.interactive && ctx.io.prompt && options.fields['per-page'] === undefined && options.fields.snapshot === undefined) {
-    const {linesThatFit} = await import('../../output/pager.js')
-    const {TABLE_CHROME_LINES} = await import('../../output/table.js')
-    const fit = linesThatFit(ctx.io.rows, TABLE_CHROME_LINES + 1)
+    const {linesThatFit, statusLines} = await import('../../output/pager.js')
+    const {fitNote, TABLE_CHROME_LINES} = await import('../../output/table.js')
+    const {depositColumns} = await import('../../render/deposits.js')
+    // Room for the longest status line a page can have (a snapshot id is a UUID), and for the
+    // longest note on columns left out that the table can need at this width.
+    const status = statusLines(`Page 100 of 100 · snapshot ${'0'.repeat(36)}`, '', ctx.io.columns).length
+    // The most a table of deposits leaves out is every column but the id and the amount; or it
+    // keeps the creation time as its date alone.
+    const columns = depositColumns()
+    const droppable = columns.slice(1).filter((column) => !column.whole || column.priority)
+    const noteLines = Math.max(
+      ...[
+        {dropped: droppable, compacted: []},
+        {dropped: droppable.filter((column) => !column.compact), compacted: columns.filter((column) => column.compact)},
+      ].map(({dropped, compacted}) => fitNote({text: '', dropped: dropped.map((column) => column.header), compacted: compacted.map((column) => column.header)}, ctx.io.columns)?.split('\n').length ?? 0),
+    )
+    const fit = linesThatFit(ctx.io.rows, TABLE_CHROME_LINES + noteLines, status)
     if (fit !== undefined) query.perPage = Math.min(query.perPage ?? 20, fit)
   }
   const page = await fetchPage(api, query)
@@ -182,10 +197,11 @@ export default class DepositsList extends BaseCommand<typeof DepositsList> {
     }),
     concurrency: Flags.integer({description: 'Pages fetched at once by --all (1 to 16).', default: 4, min: 1, max: 16}),
     interactive: Flags.boolean({description: 'Page with n/p/q in a terminal.', default: true, allowNo: true}),
+    'output-file': outputFileFlag('the deposits (a new file is 0600: it holds payers\' names and documents)'),
   }
 
   async run(): Promise<DepositPage | undefined> {
-    const {all, output, interactive, concurrency, ...fields} = this.flags
-    return depositsList({fields, all, output, interactive, concurrency}, this.ctx)
+    const {all, output, interactive, concurrency, 'output-file': outputFile, ...fields} = this.flags
+    return toOutputFile(this.ctx, outputFile, {mode: 0o600, json: this.jsonEnabled()}, () => depositsList({fields, all, output, interactive, concurrency}, this.ctx))
   }
 }

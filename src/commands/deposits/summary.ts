@@ -7,6 +7,7 @@ import {UsageError} from '../../cli/errors.js'
 import {depositFilterFields, PER_PAGE_ALL} from '../../input/deposits.js'
 import {flagsOf} from '../../input/flag-definitions.js'
 import {buildFromFlags, refuse} from '../../input/fields.js'
+import {outputFileFlag, toOutputFile} from '../../output/file.js'
 import {outputFormat} from '../../output/printer.js'
 import type {Summary} from '../../summary/aggregate.js'
 
@@ -178,11 +179,14 @@ The table shows BRL, right-aligned; after it, a bar chart of the amount paid eac
       multiple: true,
     }),
     concurrency: Flags.integer({description: 'Pages fetched at once (1 to 16).', default: 4, min: 1, max: 16}),
+    'output-file': outputFileFlag('the summary (a new file is 0644: totals only)'),
   }
 
   async run(): Promise<SummaryDocument | undefined> {
-    const {output, chart, concurrency, ...fields} = this.flags
-    const document = await depositsSummary({fields, output, chart, concurrency}, this.ctx)
-    return this.ctx.globals.json && !output ? document : undefined
+    const {output, chart, concurrency, 'output-file': outputFile, ...fields} = this.flags
+    return toOutputFile(this.ctx, outputFile, {mode: 0o644, json: this.jsonEnabled()}, async () => {
+      const document = await depositsSummary({fields, output, chart, concurrency}, this.ctx)
+      return this.ctx.globals.json && !output ? document : undefined
+    })
   }
 }
