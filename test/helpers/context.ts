@@ -81,6 +81,8 @@ export interface RunOptions extends TestIOOptions {
 }
 
 export interface InProcessResult extends CliResult {
+  /** In-process, a command always ends with an exit code. */
+  code: number
   ctx: CommandContext
 }
 

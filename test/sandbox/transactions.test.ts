@@ -637,7 +637,6 @@ describe('sandbox transactions', () => {
         id,
         origin: 'PIX_KEY',
         createdAtMs: Date.parse(at),
-        live: true,
         data: Object.freeze({
           id,
           acquirer: ACQUIRER.name,
