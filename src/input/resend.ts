@@ -78,7 +78,7 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   if (byDate && body.startDate === undefined) return {...built, notes, issues: [{path: 'startDate', message: 'is required with --to: the range needs its start'}]}
   if (byDate && body.endDate === undefined) {
     body.endDate = new Date(dates.now).toISOString()
-    notes.push(`--to defaults to now: ${body.endDate}`)
+    notes.push(`--to defaults to now: ${String(body.endDate)}`)
   }
 
   const {checkResend} = await import('../schemas/resend.js')
