@@ -60,6 +60,7 @@ function checkExport(ids, expected) {
  * The export rows, handed to `row(measure, result, ratio, target)` and `section(title)` (and how
  * long each sandbox took to seed, to `seeded(size, ms)`); answers how many measures went wrong (a
  * record missing, repeated or out of order).
+ * @param {{row: (...cells: string[]) => void, section: (title: string) => void, progress?: (text: string) => void, sizes?: number[], runs?: number, latency?: number, seeded?: (size: number, ms: number) => void}} options
  */
 export async function exportSection({row, section, progress = () => {}, sizes = [10_000, 100_000], runs = 3, latency = 50, seeded = () => {}}) {
   const work = mkdtempSync(join(tmpdir(), 'gateway-bench-export-'))
@@ -77,6 +78,7 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
         if (delay === 0) seeded(size, sandbox.readyMs)
         try {
           const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
+          /** @type {Array<{label: string, format: string, argv: string[], env: NodeJS.ProcessEnv, [more: string]: any}>} */
           const runners = [{label: 'plain `fetch` loop (NDJSON)', format: 'ndjson', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env}]
           for (const format of delay === 0 ? ['ndjson', 'csv'] : ['ndjson']) {
             runners.push({

@@ -16,7 +16,7 @@ const tokenResponse = await fetch(`${baseUrl}/auth/token`, {
   body: new URLSearchParams({grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}),
 })
 if (!tokenResponse.ok) throw new Error(`token: ${tokenResponse.status}`)
-const {access_token: token} = await tokenResponse.json()
+const {access_token: token} = /** @type {{access_token: string}} */ (await tokenResponse.json())
 
 /** Waits until stdout has room, as any exporter writing to a file or a pipe must. */
 const write = (text) => (process.stdout.write(text) ? undefined : new Promise((resolve) => process.stdout.once('drain', resolve)))
@@ -27,7 +27,7 @@ for (let page = 1, totalPages = 1; page <= totalPages; page += 1) {
   if (snapshot) query.set('snapshot', snapshot)
   const response = await fetch(`${baseUrl}/core/deposit?${query}`, {headers: {authorization: `Bearer ${token}`, accept: 'application/json'}})
   if (!response.ok) throw new Error(`page ${page}: ${response.status} ${await response.text()}`)
-  const body = await response.json()
+  const body = /** @type {any} */ (await response.json())
   snapshot ??= body.snapshot
   totalPages = body.totalPages
   if (body.data.length === 0) break

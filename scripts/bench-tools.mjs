@@ -27,6 +27,8 @@ process.once('exit', () => rmSync(scratch, {recursive: true, force: true}))
  * Runs a command to completion: wall time in ms and, with /usr/bin/time, peak RSS in MiB and user +
  * system CPU in ms; its exit code and stderr. stdout goes to `stdoutFile` when given, else nowhere.
  * A run that ends with another code than `exitCode` is refused, unless `exitCode` is null.
+ * @param {string[]} argv
+ * @param {{env?: NodeJS.ProcessEnv, exitCode?: number | null, stdoutFile?: string}} [options]
  */
 export async function measure(argv, {env = baseEnv, exitCode = 0, stdoutFile} = {}) {
   const rssFile = join(scratch, 'time')
@@ -51,7 +53,7 @@ export async function measure(argv, {env = baseEnv, exitCode = 0, stdoutFile} = 
   }
 }
 
-/** `gateway sandbox start` in a child process, on a free port; answers when it listens. */
+/** `gateway sandbox start` in a child process, on a free port; answers when it listens. @param {string[]} [flags] */
 export async function startSandbox(flags = []) {
   const started = performance.now()
   const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', ...flags], {env: baseEnv, stdio: ['ignore', 'pipe', 'pipe']})

@@ -44,7 +44,6 @@ const PER_PAGE = 100
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const executable = join(root, 'dist', 'package', 'gateway')
-const plainExport = fileURLToPath(new URL('bench-plain-export.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'gateway-bench-'))
 // Every process the bench starts runs without NODE_EXTRA_CA_CERTS (baseEnv, scripts/bench-tools.mjs):
 // Node reads that file before any JavaScript runs (50 to 70 ms a process where it is set), which no
@@ -73,13 +72,6 @@ function gateway(args, env) {
   return result.stdout
 }
 
-/** Whether `gateway <command>` has a flag, from its --help. */
-const helpCache = new Map()
-function hasFlag(command, flag) {
-  if (!helpCache.has(command)) helpCache.set(command, gateway([...command.split(' '), '--help'], baseEnv))
-  return helpCache.get(command).includes(`--${flag}`)
-}
-
 async function tokenFor(baseUrl) {
   const response = await fetch(`${baseUrl}/auth/token`, {
     method: 'POST',
@@ -87,16 +79,15 @@ async function tokenFor(baseUrl) {
     body: new URLSearchParams({grant_type: 'client_credentials', client_id: CLIENT.GATEWAY_CLIENT_ID, client_secret: CLIENT.GATEWAY_CLIENT_SECRET}),
   })
   if (!response.ok) throw new Error(`token request: ${response.status}`)
-  return (await response.json()).access_token
+  return /** @type {{access_token: string}} */ (await response.json()).access_token
 }
 
 /** How long `sandbox start --seed-deposits N` took to listen, by N. */
 const seedTimes = new Map()
 
-const stats = async (baseUrl) => (await fetch(`${baseUrl}/_sandbox/stats`)).json()
+const stats = async (baseUrl) => /** @type {{tokenRequests: number}} */ (await (await fetch(`${baseUrl}/_sandbox/stats`)).json())
 const ms = (value) => `${value.toFixed(0)} ms`
 const seconds = (value) => `${(value / 1000).toFixed(2)} s`
-const mib = (value) => (Number.isFinite(value) ? `${value.toFixed(0)} MiB` : 'RSS n/a')
 const ratio = (value) => `${value.toFixed(2)}x`
 const count = (value) => value.toLocaleString('en-US')
 
@@ -249,7 +240,7 @@ async function sandboxThroughput() {
   try {
     const token = await tokenFor(sandbox.baseUrl)
     const headers = {authorization: `Bearer ${token}`, accept: 'application/json'}
-    const first = await (await fetch(`${sandbox.baseUrl}/core/deposit?page=1&perPage=${PER_PAGE}`, {headers})).json()
+    const first = /** @type {{snapshot: string, totalPages: number}} */ (await (await fetch(`${sandbox.baseUrl}/core/deposit?page=1&perPage=${PER_PAGE}`, {headers})).json())
     const pagePath = (page) => `/core/deposit?page=${page}&perPage=${PER_PAGE}&snapshot=${encodeURIComponent(first.snapshot)}`
     const sample = await fetch(`${sandbox.baseUrl}${pagePath(2)}`, {headers})
     const sampleBody = Buffer.from(await sample.arrayBuffer())

@@ -549,7 +549,7 @@ for (const {event} of hooks) {
     throw new Error(`package.json oclif.hooks must name the bundled "${event}" hook: {"target": "./dist/bundle/gateway.cjs", "identifier": "${hookIdentifier(event)}"}`)
   }
 }
-/** How every bundle of the CLI is built: the main one, and the fast path's plan, commands and vendor bundles. */
+/** How every bundle of the CLI is built: the main one, and the fast path's plan, commands and vendor bundles. @type {import('esbuild').BuildOptions} */
 const cliBuild = {
   bundle: true,
   // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
@@ -710,6 +710,7 @@ async function makeCodeCache() {
   const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json'], {env: base, stdio: ['ignore', 'pipe', 'inherit']})
   try {
     const {baseUrl} = JSON.parse(await new Promise((resolve) => createInterface({input: sandbox.stdout}).once('line', resolve)))
+    /** @type {NodeJS.ProcessEnv} */
     const env = {
       ...base,
       GATEWAY_CODE_CACHE_WRITE: '1',

@@ -42,8 +42,8 @@ function gateway(args, {extraEnv = {}, capture = false, expectExit = 0} = {}) {
 /** A port that was free a moment ago, for the listener the sandbox forwards to. */
 async function freePort() {
   const server = createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const {port} = server.address()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)))
+  const {port} = /** @type {import('node:net').AddressInfo} */ (server.address())
   await new Promise((resolve) => server.close(resolve))
   return port
 }
@@ -79,7 +79,7 @@ async function startListener() {
 async function delivered(referenceId) {
   for (let tries = 0; tries < 100; tries++) {
     const response = await fetch(`${ready.baseUrl}/_sandbox/notifications?referenceId=${referenceId}`)
-    const {data} = await response.json()
+    const {data} = /** @type {{data: Array<{attempts: unknown[], status: string}>}} */ (await response.json())
     if (data.length > 0 && data.every((notification) => notification.attempts.length > 0)) return data
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

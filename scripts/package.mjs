@@ -17,7 +17,6 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 const out = join(root, 'dist', 'package')
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
-const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const run = (command, args) => execFileSync(command, args, {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
 
 if (!existsSync(bundle) || !existsSync(`${bundle}.cache`)) throw new Error('no build to package: run `npm run build` first (or `npm run package`)')

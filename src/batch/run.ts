@@ -396,7 +396,7 @@ async function send<B extends RowBody>(
   const writer = format === 'ndjson' || format === 'csv' ? new RecordWriter<RowResult>(ctx.io.stdout, format, csv) : undefined
   const secrets = await ctx.secrets()
   const status = statusLine(ctx.io)
-  const results: Array<RowResult | undefined> = new Array(rows.length)
+  const results: Array<RowResult | undefined> = new Array<RowResult | undefined>(rows.length)
   const tally: Tally = {rows: rows.length, done: 0, replayed: 0, failed: 0, notSent: 0}
   let next = 0
   let written = 0

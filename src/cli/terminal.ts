@@ -126,7 +126,6 @@ export function unmarked(text: string): string {
  * every raw sequence in it is the library's: each becomes the painter's mark, and any other is dropped.
  */
 export function marksOf(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u001B\[(\d+)m/g, (_, code: string) => (SGR.includes(Number(code)) ? markOf(Number(code)) : ''))
 }
 

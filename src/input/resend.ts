@@ -86,7 +86,7 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   if (byDate && body.startDate === undefined) return {...built, notes, issues: [{path: 'startDate', message: 'is required with --to: the range needs its start'}]}
   if (byDate && body.endDate === undefined) {
     body.endDate = new Date(dates.now).toISOString()
-    notes.push(`--to defaults to now: ${body.endDate}`)
+    notes.push(`--to defaults to now: ${String(body.endDate)}`)
   }
   // `--to today` (or today's date) means up to now: the rest of the day has no notification yet, and the gateway takes no date in the future.
   const typedTo = typeof flags.to === 'string' ? flags.to.trim() : undefined

@@ -43,8 +43,8 @@ export interface CsvOptions {
   bom?: boolean
 }
 
-const headerOf = <T>(column: CsvColumn<T>) => (Array.isArray(column) ? column[0] : (column as {header: string}).header)
-const valueOf = <T>(column: CsvColumn<T>) => (Array.isArray(column) ? column[1] : (column as {value: (record: T) => unknown}).value)
+const headerOf = <T>(column: CsvColumn<T>) => ('header' in column ? column.header : column[0])
+const valueOf = <T>(column: CsvColumn<T>) => ('value' in column ? column.value : column[1])
 
 /**
  * How values become text: numbers and bigints as they are (not-finite numbers empty), booleans

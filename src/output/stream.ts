@@ -94,7 +94,7 @@ export class RecordWriter<T> {
     if (rows.length === 0) return {text: '', count: 0}
     if (this.format === 'csv') {
       const values = new Array<unknown[]>(rows.length)
-      for (const [index, row] of rows.entries()) values[index] = this.columns.map((column) => (Array.isArray(column) ? column[1] : (column as {value: (record: T) => unknown}).value)(row))
+      for (const [index, row] of rows.entries()) values[index] = this.columns.map((column) => ('value' in column ? column.value : column[1])(row))
       return {text: csvRows(values), count: rows.length}
     }
     let text = ''

@@ -384,7 +384,7 @@ function lengthError(site: WalkSite, {field, length}: Repair): PixDecodeError {
  * field where the walk tripped is named.
  */
 function diagnoseWalk(site: WalkSite, result: Walk, accept?: (fields: Tlv[]) => boolean): PixDecodeError {
-  const {text, offset, name, idPrefix, lastId, parent} = site
+  const {name, idPrefix, lastId, parent} = site
   const failure = result.failure!
   const fieldRef = (id: string): PixFieldRef => ({id: idPrefix + id, name: name(id)})
   const tried: Array<{position: number; id: string; length: number}> = [...result.fields]

@@ -139,7 +139,7 @@ export class Reconciler {
    * records themselves are dropped young and a page waiting its turn holds little.
    */
   prepare(deposits: readonly Deposit[]): KeptDeposit[] {
-    const kept: KeptDeposit[] = new Array(deposits.length)
+    const kept: KeptDeposit[] = new Array<KeptDeposit>(deposits.length)
     for (let index = 0; index < deposits.length; index += 1) {
       const deposit = deposits[index]
       // Only an open deposit's expiry is ever shown.

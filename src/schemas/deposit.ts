@@ -31,7 +31,7 @@ export const DEPOSIT_FILTER_KEYS = Object.keys(filterFields) as Array<keyof Depo
  * Checks a deposit-list query, the client's side and the gateway's alike: perPage 1..100 is
  * checked offline too, so that a page size the gateway would refuse is never sent.
  */
-export function checkDepositQuery(query: unknown, options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
+export function checkDepositQuery(query: unknown, _options: {side: 'client' | 'gateway'}): Checked<DepositQuery> {
   const result = checkWith(depositQuerySchema, query)
   const issues: Issue[] = result.ok ? [] : [...result.issues]
   // Rules across fields, checked whenever the fields they compare are themselves valid, so a 422

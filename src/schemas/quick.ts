@@ -188,6 +188,6 @@ export function checkOf(shape: Shape): QuickCheck {
 
 function isPlainObject(value: unknown): value is object {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype = Object.getPrototypeOf(value)
+  const prototype: unknown = Object.getPrototypeOf(value)
   return prototype === Object.prototype || prototype === null
 }

@@ -3,7 +3,7 @@ import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
 import type {OutputFormat} from '../output/printer.js'
 import {readJsonBody} from '../input/body.js'
-import {nameCreateIssue, prepareCreate, TX_CREATE_FIELDS} from '../input/transaction.js'
+import {nameCreateIssue, prepareCreate} from '../input/transaction.js'
 import type {MoneySent} from '../send/money.js'
 import {unsettled} from '../send/unsettled.js'
 

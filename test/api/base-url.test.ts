@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {checkBaseUrl} from '../../src/api/base-url.js'
-import {UsageError} from '../../src/api/errors.js'
+import {ConfigError} from '../../src/api/errors.js'
 
 describe('checkBaseUrl', () => {
   it.each(['https://api.example.com', 'http://127.0.0.1:4010', 'http://localhost:8080', 'http://[::1]:4010', 'http://127.1.2.3'])(
@@ -22,7 +22,7 @@ describe('checkBaseUrl', () => {
     ['example.com', /absolute http\(s\) URL/],
     ['https://user:pw@example.com', /credentials/],
   ])('refuses %s', (url, message) => {
-    expect(() => checkBaseUrl(url)).toThrow(UsageError)
+    expect(() => checkBaseUrl(url)).toThrow(ConfigError)
     expect(() => checkBaseUrl(url)).toThrow(message)
   })
 })

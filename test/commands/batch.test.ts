@@ -317,13 +317,13 @@ describe('withdraw --batch and tx create --batch', () => {
     const path = file(payoutCsv(payouts(5, 'in-terminal')))
     const tty = {stdin: true, stderr: true, stdout: true}
     const declined = await expectNothingSent(['withdraw', '--batch', path], {tty, input: '\n', columns: 200})
-    // eslint-disable-next-line no-control-regex
+     
     expect(declined.stderr.replace(/\u001B\[\d+m/g, '')).toMatch(/Send 5 withdrawals, R\$ [\d.,]+ in all, to http:\/\/127\.0\.0\.1:\d+\/core\/withdraw\? \[y\/N\]/)
     expect(declined.stderr).toContain('not confirmed: nothing was sent')
     const accepted = await run(['withdraw', '--batch', path], {tty, input: 'y\n', columns: 200})
     expect(accepted.code, accepted.stderr).toBe(0)
     expect(accepted.stderr).toMatch(/█+ 5\/5 {2}done 5 · replayed 0 · failed 0/)
-    // eslint-disable-next-line no-control-regex
+     
     const table = accepted.stdout.replace(/\u001B\[\d+m/g, '')
     expect(table).toMatch(/Line.*External code.*Idempotency key.*Amount.*ID.*Status or error/)
     for (const line of [2, 3, 4, 5, 6]) expect(table).toMatch(new RegExp(`│\\s+${line} │ in-terminal-0000${line - 1}`))

@@ -41,7 +41,7 @@ describe('what a new user trips over', () => {
     [['tx', 'create', '--amount', '150000.00'], {}, /^Error: --amount takes integer cents, not a decimal: 150000\.00 would be 15000000 cents, over the limit of 10000000$/m],
     [['withdraw', '--amount', '100', '--pix-key', `${'a'.repeat(70)}@example.com`, '--yes'], {}, /^Error: --pix-key is an e-mail key of 82 characters: an EMAIL key has at most 77$/m],
   ])('names what the operator typed: %j', async (args, extra, message) => {
-    await refused(args as string[], message, extra as Record<string, string>)
+    await refused(args, message, extra)
   })
 
   it('names the profile that has no login, and the closest field of a mistyped --body', async () => {

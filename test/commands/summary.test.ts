@@ -163,7 +163,7 @@ describe('deposits summary, against the full export', () => {
     const result = await cli(['deposits', 'summary', ...filters, '--output', 'csv'])
     expect(result.code).toBe(0)
     expect(result.stdout.split('\r\n')[0]).toBe('kind,day,status,count,amount,amountPaid,refundAmount,feeAmount')
-    const lines = parse(result.stdout, {columns: true}) as Array<Record<string, string>>
+    const lines = parse<Record<string, string>>(result.stdout, {columns: true})
     const sums = (line: Record<string, string>): Sums => ({
       count: Number(line.count),
       amount: Number(line.amount),

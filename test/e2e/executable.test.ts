@@ -190,10 +190,10 @@ describe('the single executable and the .deb', () => {
     expect(JSON.parse(decoded.stdout)).toMatchObject({kind: 'static', merchantName: 'Fulano de Tal'})
     const listener = spawn(EXECUTABLE, ['webhooks', 'listen', '--port', '0', '--output', 'ndjson'], {env, stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
-    listener.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    listener.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     const url = await new Promise<string>((resolve) => {
       let text = ''
-      listener.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      listener.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         text += chunk
         const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(text)
         if (match) resolve(match[1])

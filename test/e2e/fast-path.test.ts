@@ -234,7 +234,7 @@ describe('the fast path and oclif give the same answers', () => {
       fc.constantFrom('1000', '0', '10.00', '-1', 'abc', '', 'title=Cap,unitPrice=100', 'maria@example.com', '529.982.247-25', 'https://example.com/hook', 'ndjson', 'json', '--json', '=', 'a=b'),
       fc.string({maxLength: 12}),
     )
-    const word = fc.oneof({weight: 4, arbitrary: fc.constantFrom(...flags).chain(([name, flag]) => (flag.type === 'boolean' ? fc.constant([`--${name}`]) : value.map((text) => [`--${name}`, text])))}, {weight: 1, arbitrary: value.map((text) => [text])})
+    const word = fc.oneof({weight: 4, arbitrary: fc.constantFrom(...flags).chain(([name, flag]) => (flag.type === 'boolean' ? fc.constant<string[]>([`--${name}`]) : value.map((text) => [`--${name}`, text])))}, {weight: 1, arbitrary: value.map((text) => [text])})
     const samples = fc.sample(fc.array(word, {minLength: 1, maxLength: 4}), {numRuns: 30, seed: 25})
     let fast = 0
     for (const words of samples) {

@@ -69,10 +69,15 @@ describe('usage lines', () => {
   async function usages(): Promise<Array<[string, string]>> {
     const {Config, Help} = await import('@oclif/core')
     const config = await Config.load({root})
-    const help = new Help(config, {stripAnsi: true, maxWidth: 80})
+    // formatCommand is protected: a subclass reads it.
+    const help = new (class extends Help {
+      text(id: string): string {
+        return this.formatCommand(config.findCommand(id)!)
+      }
+    })(config, {stripAnsi: true, maxWidth: 80})
     const ids = Object.keys(manifest.commands).filter((id) => !['autocomplete', 'help'].includes(id.split(':')[0]))
     return ids.map((id) => {
-      const text = help.formatCommand(config.findCommand(id)!)
+      const text = help.text(id)
       const usage = /USAGE\n([\s\S]*?)\n\n/.exec(text)![1]
       return [id, usage.replace(/\s+/g, ' ').trim()]
     })

@@ -92,6 +92,8 @@ export interface RunOptions extends TestIOOptions {
 }
 
 export interface InProcessResult extends CliResult {
+  /** In-process, a command always ends with an exit code. */
+  code: number
   ctx: CommandContext
 }
 
@@ -112,7 +114,7 @@ function commandOf(argv: string[]): {path: string; rest: string[]} {
  * would have exited with. The environment is the test's alone (no GATEWAY_* of the caller's).
  */
 export async function runCommand(argv: string[], options: RunOptions = {}): Promise<InProcessResult> {
-  const env = cleanEnv(options.env as Record<string, string | undefined>)
+  const env = cleanEnv(options.env)
   const io = testIO({...options, env})
   const ctx = new CommandContext({
     io,

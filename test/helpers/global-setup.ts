@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
-/** The end-to-end tests drive the built CLI: refuse to run them against a missing build. */
+/** The e2e project (vitest.config.ts) drives the built CLI: refuse to run it against a missing build. */
 export default function setup(): void {
   const bin = fileURLToPath(new URL('../../dist/commands/login.js', import.meta.url))
   if (!existsSync(bin)) throw new Error('dist/ is missing: run `npm run build` (npm test does it for you)')

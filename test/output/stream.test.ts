@@ -55,14 +55,14 @@ describe('export formats', () => {
     await writer.begin()
     await writer.records([])
     await writer.end()
-    expect(text).toBe(`${DEPOSIT_CSV.map(([name]) => name).join(',')}\r\n`)
+    expect(text).toBe(`${DEPOSIT_CSV.map((column) => ('header' in column ? column.header : column[0])).join(',')}\r\n`)
     expect(writer.written).toBe(0)
   })
 
   it('writes a fixed CSV header, then one row per record', async () => {
     const text = await written('csv', [[deposit('1', 'Silva, "Ana"')], [deposit('2')]])
     const lines = text.split('\r\n')
-    expect(lines[0]).toBe(DEPOSIT_CSV.map(([name]) => name).join(','))
+    expect(lines[0]).toBe(DEPOSIT_CSV.map((column) => ('header' in column ? column.header : column[0])).join(','))
     expect(lines[1]).toContain('"Silva, ""Ana"""')
     expect(lines).toHaveLength(4)
   })

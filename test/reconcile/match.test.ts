@@ -148,7 +148,7 @@ describe('matching, against the rules written plainly', () => {
         const reconciler = new Reconciler(rows, new Map(rows.map((row) => [row.externalCode, row])), NOW)
         for (let at = 0; at < deposits.length; at += pageSize) reconciler.add(deposits.slice(at, at + pageSize))
         const lines = [...reconciler.all()]
-        const columns = RECONCILE_CSV.map(([name]) => name)
+        const columns = RECONCILE_CSV.map((column) => ('header' in column ? column.header : column[0]))
         for (const line of lines) expect(Object.keys(line)).toEqual(columns)
         expect(lines.slice(0, rows.length)).toEqual(rows.map((row) => expectedLine(row, deposits.filter((item) => item.externalCode === row.externalCode))))
         expect(lines.slice(rows.length).map((line) => [line.class, line.depositIds[0]])).toEqual(

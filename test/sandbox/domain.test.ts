@@ -72,7 +72,7 @@ describe('the sandbox domain, without HTTP', () => {
       const seededKey = entries.find((entry) => entry.origin === 'PIX_KEY' && entry.data.status === 'DEPOSIT_PIXKEY_GENERATED')!.data
       expect(Object.keys(seededKey)).toEqual(Object.keys(received))
     } finally {
-      seeded.dispose()
+      await seeded.dispose()
     }
   })
 })

@@ -70,7 +70,7 @@ function fullBody(): Record<string, unknown> {
 function patched(body: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const copy = structuredClone(body)
   const keys = path.split('.')
-  let target = copy as Record<string, unknown>
+  let target = copy
   for (const key of keys.slice(0, -1)) {
     target[key] ??= {}
     target = target[key] as Record<string, unknown>
@@ -637,7 +637,6 @@ describe('sandbox transactions', () => {
         id,
         origin: 'PIX_KEY',
         createdAtMs: Date.parse(at),
-        live: true,
         data: Object.freeze({
           id,
           acquirer: ACQUIRER.name,

@@ -201,7 +201,7 @@ describe('POST /core/withdraw', () => {
       const other = await client.withdraw({...request, amount: 2501})
       expect(other.status).toBe(422)
       expect(other.body.message).toBe(
-        `idempotencyKey "${request.idempotencyKey}" was already used with another body (withdrawal ${first.body.id}): use a new key for a new withdrawal`,
+        `idempotencyKey "${String(request.idempotencyKey)}" was already used with another body (withdrawal ${String(first.body.id)}): use a new key for a new withdrawal`,
       )
       expect(count()).toBe(before)
       expect(sandbox.domain.withdrawals.get(first.body.id as string).amount).toBe(2500)

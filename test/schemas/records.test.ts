@@ -13,7 +13,7 @@ describe('the answers contract', () => {
       headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {})},
       body: body ? JSON.stringify(body) : undefined,
     })
-    return response.json() as Promise<unknown>
+    return response.json()
   }
 
   beforeAll(async () => {

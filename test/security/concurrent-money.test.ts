@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
 import {ndjson, payoutCsv, payouts, sandboxWithdrawals} from '../helpers/batch.js'
-import {runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
 import {logIn} from '../helpers/context.js'
 import {recordFigures} from '../helpers/figures.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'

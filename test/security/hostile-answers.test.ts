@@ -18,7 +18,7 @@ const tags = (text: string) => [...text].map((char) => String.fromCodePoint(0xe0
 const withoutOurs = (text: string) => text.replace(/\u001b\[(?:1|2|22|31|32|33|36|39|90)m/g, '')
 const INVISIBLES = ['\u061c', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u3164', '\u{e0041}']
 
-type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>  
 
 describe('a hostile gateway, round 2', () => {
   let sandbox: Sandbox

@@ -48,7 +48,7 @@ describe('the sandbox under abuse', () => {
     expect(result.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1)
   })
 
-  it.each([
+  it.each<[string, {host?: string; origin?: string; 'content-type'?: string}]>([
     ['a foreign Host (DNS rebinding)', {host: 'evil.example.com'}],
     ['a web page of another origin, text/plain', {origin: 'https://evil.example.com', 'content-type': 'text/plain'}],
     ['an opaque origin', {origin: 'null'}],

@@ -189,7 +189,7 @@ describe.runIf(setpriv)('containers and homes that cannot be written', () => {
     }
   })
 
-  it.each([
+  it.each<[string, {HOME?: string}]>([
     ['HOME unset, no passwd entry', {}],
     ['a read-only HOME', {HOME: 'READONLY'}],
   ])('%s: deposits list --output csv works with the credentials of the environment, the token held in memory', async (_case, home) => {

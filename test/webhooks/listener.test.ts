@@ -106,7 +106,7 @@ describe('the webhook listener', () => {
     const {url, events} = await listen(await closedPort())
     const response = await deliver(url)
     expect(response.status).toBe(502)
-    expect((await response.json()).message).toContain('connection refused')
+    expect(((await response.json()) as {message: string}).message).toContain('connection refused')
     expect(events.map((event) => event.type)).toEqual(['received', 'failed'])
     expect(events[1]).toMatchObject({type: 'failed', stage: 'forward', id: NOTIFICATION.id, error: 'connection refused', answered: 502})
   })

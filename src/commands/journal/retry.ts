@@ -4,7 +4,7 @@ import type {Session} from '../../api/profile.js'
 import {BaseCommand} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {CliError, ExitCode, InterruptedError, UsageError} from '../../cli/errors.js'
-import type {EntryState, JournalEntry} from '../../journal/journal.js'
+import type {EntryState} from '../../journal/journal.js'
 
 export interface JournalRetryOptions {
   /** Replay without asking (needed when there is no terminal to ask in). */
