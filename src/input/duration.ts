@@ -8,6 +8,14 @@ export function parseDuration(input: string): number | undefined {
   return Number.isFinite(value) ? Math.round(value) : undefined
 }
 
+/**
+ * How far away a moment is, for a person: to the minute once it is 10 minutes or more away, so a
+ * charge that expires in 30 minutes reads "in 30m" and not "in 29m 59s" a moment after it was made.
+ */
+export function formatDistance(ms: number): string {
+  return ms >= 600_000 ? formatDuration(Math.round(ms / 60_000) * 60_000) : formatDuration(ms)
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`
   const seconds = Math.round(ms / 1000)

@@ -1,5 +1,5 @@
 import type {StoredToken} from '../api/token.js'
-import {formatDuration} from '../input/duration.js'
+import {formatDistance} from '../input/duration.js'
 import type {Paint} from '../cli/terminal.js'
 import {printable} from '../output/printable.js'
 
@@ -32,7 +32,7 @@ export function loginLines(view: LoginView, paint: Paint, now = Date.now()): str
   const expiry = view.lifetime?.startsWith('no usable lifetime')
     ? 'this command only'
     : left > 0
-      ? `${view.expiresAt} (in ${formatDuration(left)})`
+      ? `${view.expiresAt} (in ${formatDistance(left)})`
       : `${view.expiresAt} (expired)`
   const lines = [
     `  Profile:   ${printable(view.profile)}`,

@@ -1,5 +1,5 @@
 import type {AccountHolder, CreateTransactionResponse, DocumentValue, Transaction} from '../api/types.js'
-import {formatDuration} from '../input/duration.js'
+import {formatDistance, formatDuration} from '../input/duration.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'
 import {composedText, type Paint, type Style} from '../cli/terminal.js'
@@ -30,7 +30,7 @@ export function when(iso: string | undefined, zone?: string): string {
 function relative(iso: string, now: number): string {
   const left = Date.parse(iso) - now
   if (Number.isNaN(left)) return ''
-  return left >= 0 ? ` (in ${formatDuration(left)})` : ` (${formatDuration(-left)} ago)`
+  return left >= 0 ? ` (in ${formatDistance(left)})` : ` (${formatDistance(-left)} ago)`
 }
 
 /**
