@@ -1,0 +1,354 @@
+import {closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {AuthError, ConfigError} from './errors.js'
+
+/**
+ * TLS for the gateway: which certificate authorities are trusted, which client certificate is
+ * shown, and what a failed handshake means, in words, with its fix.
+ */
+
+/** A client certificate and trusted CAs, as a profile or the environment gives them: paths only. */
+export interface TlsSettings {
+  /** PEM file of CA certificates trusted for this gateway, beyond the usual ones. */
+  caFile?: string
+  /** PEM certificate (chain) and its key. */
+  cert?: string
+  key?: string
+  /** PKCS#12 file holding the certificate and its key. */
+  p12?: string
+  /** The passphrase of the key or the .p12 file: a secret. */
+  passphrase?: string
+}
+
+/** Where each setting came from, for messages: the flag and the variable that set it. */
+export const TLS_SOURCES = {
+  caFile: {flag: '--ca-file', variable: 'GATEWAY_CA_FILE'},
+  cert: {flag: '--cert', variable: 'GATEWAY_CERT'},
+  key: {flag: '--key', variable: 'GATEWAY_KEY'},
+  p12: {flag: '--p12', variable: 'GATEWAY_P12'},
+} as const
+
+/** The environment's settings (GATEWAY_CA_FILE, GATEWAY_CERT, GATEWAY_KEY, GATEWAY_P12, GATEWAY_CERT_PASSPHRASE) over the profile's. */
+export function tlsSettings(env: NodeJS.ProcessEnv, stored: TlsSettings = {}): TlsSettings {
+  const pick = (name: string) => env[name]?.trim() || undefined
+  const fromEnv: TlsSettings = {
+    caFile: pick('GATEWAY_CA_FILE'),
+    cert: pick('GATEWAY_CERT'),
+    key: pick('GATEWAY_KEY'),
+    p12: pick('GATEWAY_P12'),
+  }
+  // A certificate given by the environment replaces the profile's whole: never its cert with the profile's key.
+  const certFromEnv = fromEnv.cert !== undefined || fromEnv.key !== undefined || fromEnv.p12 !== undefined
+  const settings: TlsSettings = {
+    caFile: fromEnv.caFile ?? stored.caFile,
+    ...(certFromEnv ? {cert: fromEnv.cert, key: fromEnv.key, p12: fromEnv.p12} : {cert: stored.cert, key: stored.key, p12: stored.p12}),
+    passphrase: env.GATEWAY_CERT_PASSPHRASE || stored.passphrase,
+  }
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as TlsSettings
+}
+
+/** Whether the settings show a client certificate. */
+export function hasClientCertificate(settings: TlsSettings): boolean {
+  return Boolean(settings.p12 || settings.cert)
+}
+
+/** The settings checked for sense: a certificate with its key, or a .p12, not both. Throws a ConfigError (exit 2). */
+export function checkTlsSettings(settings: TlsSettings): void {
+  if (settings.p12 && (settings.cert || settings.key)) {
+    throw new ConfigError('a client certificate is given both as a .p12 file and as PEM files: give --p12, or --cert with --key, not both')
+  }
+  if (settings.cert && !settings.key) throw new ConfigError('--cert needs its private key: give --key (or GATEWAY_KEY) too')
+  if (settings.key && !settings.cert) throw new ConfigError('--key needs its certificate: give --cert (or GATEWAY_CERT) too')
+}
+
+const ownUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined)
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
+
+/** A path as a shell reads it. */
+function quote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`
+}
+
+/** A certificate or key file that cannot be used as it is: exit 3, naming the file and the fix. */
+export class CertificateFileError extends AuthError {
+  override readonly code = 'CERTIFICATE_FILE'
+}
+
+/**
+ * Reads a certificate, key, .p12 or CA file, after checking it as the config folder is checked:
+ * the user's (or root's, for a certificate or a CA), not writable by group or others, and a
+ * private key or .p12 readable by nobody else.
+ */
+export function readCheckedFile(path: string, kind: 'key' | 'p12' | 'cert' | 'ca', what: string): Buffer {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new CertificateFileError(`${what} ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? (error as Error).message)})`)
+  }
+  try {
+    const info = fstatSync(fd)
+    if (!info.isFile()) throw new CertificateFileError(`${what} ${path} is not a file`)
+    const uid = ownUid()
+    if (uid !== undefined) {
+      const secret = kind === 'key' || kind === 'p12'
+      const owners = secret ? [uid] : [uid, 0]
+      if (!owners.includes(info.uid)) {
+        throw new CertificateFileError(`${what} ${path} belongs to another user (uid ${info.uid})`, {
+          hint: `Use a copy of your own: \`cp ${quote(path)} ~/… && chmod ${secret ? '600' : '644'} ~/…\`.`,
+        })
+      }
+      if ((info.mode & 0o022) !== 0) {
+        throw new CertificateFileError(`${what} ${path} can be written by others than you (mode ${octal(info.mode)})`, {
+          hint: `Make it yours alone: \`chmod go-w ${quote(path)}\`.`,
+        })
+      }
+      if (secret && (info.mode & 0o044) !== 0) {
+        throw new CertificateFileError(`${what} ${path} can be read by others than you (mode ${octal(info.mode)}): it holds a private key`, {
+          hint: `Make it readable by you alone: \`chmod 600 ${quote(path)}\`.`,
+        })
+      }
+    }
+    return readFileSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The PEM certificates of a text, each whole. */
+export function pemCertificates(text: string): string[] {
+  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+}
+
+/** Where OpenSSL keeps the system's CAs on the common systems (Debian and Ubuntu first). */
+const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/ca-bundle.pem', '/etc/ssl/cert.pem']
+
+function readQuietly(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'latin1')
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The certificate authorities trusted for an https gateway: Node's bundle (with NODE_EXTRA_CA_CERTS),
+ * the operating system's store (Node's own view of it where it has one, else the file OpenSSL uses),
+ * SSL_CERT_FILE and the certificates of SSL_CERT_DIR. The profile's CA file comes on top (see
+ * connectOptions).
+ */
+export async function trustedCertificates(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const tls = await import('node:tls')
+  const found: string[] = []
+  const getCACertificates = (tls as {getCACertificates?: (type: string) => string[]}).getCACertificates
+  let systemRead = false
+  if (typeof getCACertificates === 'function') {
+    found.push(...getCACertificates('default'))
+    try {
+      const system = getCACertificates('system')
+      found.push(...system)
+      systemRead = system.length > 0
+    } catch {
+      // No system store on this Node.
+    }
+  } else {
+    found.push(...tls.rootCertificates)
+  }
+  // Node's own view of NODE_EXTRA_CA_CERTS is of its start; read it here too (it may name another file for this run).
+  if (env.NODE_EXTRA_CA_CERTS) found.push(...pemCertificates(readQuietly(env.NODE_EXTRA_CA_CERTS) ?? ''))
+  if (!systemRead) {
+    for (const path of SYSTEM_BUNDLES) {
+      const text = readQuietly(path)
+      if (text !== undefined) {
+        found.push(...pemCertificates(text))
+        break
+      }
+    }
+  }
+  if (env.SSL_CERT_FILE) found.push(...pemCertificates(readQuietly(env.SSL_CERT_FILE) ?? ''))
+  if (env.SSL_CERT_DIR) {
+    for (const dir of env.SSL_CERT_DIR.split(':').filter(Boolean)) {
+      let names: string[] = []
+      try {
+        names = readdirSync(dir)
+      } catch {
+        continue
+      }
+      for (const name of names) {
+        if (!/\.(pem|crt)$|^[0-9a-f]{8}\.\d+$/i.test(name)) continue
+        const path = join(dir, name)
+        try {
+          if (!statSync(path).isFile()) continue
+        } catch {
+          continue
+        }
+        found.push(...pemCertificates(readQuietly(path) ?? ''))
+      }
+    }
+  }
+  return [...new Set(found)]
+}
+
+/** What tls.connect is given for an https gateway: the trusted CAs and the client certificate. */
+export interface TlsConnectOptions {
+  ca: string[]
+  cert?: Buffer
+  key?: Buffer
+  pfx?: Buffer
+  passphrase?: string
+}
+
+/**
+ * Loads the trusted CAs and the client certificate for an https gateway: files are checked and
+ * read, a .p12 is opened with its passphrase (a wrong or missing one is exit 3, naming the file).
+ */
+export async function connectOptions(settings: TlsSettings, env: NodeJS.ProcessEnv): Promise<TlsConnectOptions> {
+  checkTlsSettings(settings)
+  const ca = await trustedCertificates(env)
+  if (settings.caFile) {
+    const own = pemCertificates(readCheckedFile(settings.caFile, 'ca', 'the CA file').toString('latin1'))
+    if (own.length === 0) throw new ConfigError(`the CA file ${settings.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
+    ca.push(...own)
+  }
+  const options: TlsConnectOptions = {ca}
+  if (settings.p12) {
+    options.pfx = readCheckedFile(settings.p12, 'p12', 'the client certificate (.p12)')
+  } else if (settings.cert && settings.key) {
+    options.cert = readCheckedFile(settings.cert, 'cert', 'the client certificate')
+    options.key = readCheckedFile(settings.key, 'key', 'the client key')
+  }
+  if (settings.passphrase && (options.pfx || options.key)) options.passphrase = settings.passphrase
+  if (options.pfx || options.key) await checkClientCertificate(options, settings)
+  return options
+}
+
+/** Opens the client certificate once, so that a wrong passphrase or a broken file is said before anything is sent. */
+async function checkClientCertificate(options: TlsConnectOptions, settings: TlsSettings): Promise<void> {
+  const tls = await import('node:tls')
+  const file = settings.p12 ?? settings.key!
+  try {
+    tls.createSecureContext({pfx: options.pfx, cert: options.cert, key: options.key, passphrase: options.passphrase})
+  } catch (error) {
+    const message = (error as Error).message
+    if (/mac verify failure|bad decrypt|passphrase|maybe wrong password|bad password/i.test(message)) {
+      throw new CertificateFileError(`${file} could not be opened: ${settings.passphrase ? 'the passphrase is wrong' : 'it needs a passphrase'}`, {
+        hint: 'Give the passphrase in GATEWAY_CERT_PASSPHRASE, or on stdin to `gateway login --cert-passphrase-stdin`.',
+      })
+    }
+    if (/key values mismatch/i.test(message)) {
+      throw new CertificateFileError(`the client key ${settings.key} is not the key of the certificate ${settings.cert}`)
+    }
+    throw new CertificateFileError(`the client certificate ${file} could not be read: ${message.replace(/^error:[0-9A-F]+:/i, '')}`)
+  }
+}
+
+/** A handshake the gateway answered, failed for a reason the operator can fix: named by cause. */
+export interface TlsFailure {
+  /** `certificate-required` is exit 3; every other is exit 7. */
+  kind: 'certificate-required' | 'untrusted' | 'expired' | 'not-yet-valid' | 'name-mismatch' | 'revoked' | 'handshake' | 'certificate-refused'
+  message: string
+  hint?: string
+}
+
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'INVALID_CA',
+])
+
+/** Every error along a chain of causes. */
+function chain(error: unknown): Array<{code?: string; message?: string; reason?: string}> {
+  const seen = new Set<unknown>()
+  const list: Array<{code?: string; message?: string; reason?: string}> = []
+  let current: unknown = error
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current)
+    list.push(current as {code?: string; message?: string})
+    current = (current as {cause?: unknown}).cause
+  }
+  return list
+}
+
+/**
+ * What a failed TLS handshake means, or undefined when the error is not one. `alert` is a TLS
+ * error seen on the connection while the request failed for another reason (a TLS 1.3 server's
+ * "certificate required" alert arrives after the handshake, and the request sees only the
+ * connection closing). `withCertificate` says whether a client certificate was shown.
+ */
+export function describeTlsFailure(error: unknown, origin: string, options: {alert?: unknown; withCertificate: boolean}): TlsFailure | undefined {
+  const errors = [...chain(error), ...chain(options.alert)]
+  const caHint = 'If the gateway uses a private CA, trust it with `gateway login --ca-file CA.pem` (or GATEWAY_CA_FILE, SSL_CERT_FILE); install it in the system store with update-ca-certificates.'
+  const certHint = 'Log in with the client certificate the gateway issued: `gateway login --cert CERT.pem --key KEY.pem`, or `--p12 FILE.p12` (passphrase in GATEWAY_CERT_PASSPHRASE); GATEWAY_CERT, GATEWAY_KEY and GATEWAY_P12 work too.'
+  for (const {code, message = ''} of errors) {
+    if (!code) continue
+    if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || (!options.withCertificate && code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE')) {
+      if (options.withCertificate) break
+      return {
+        kind: 'certificate-required',
+        message: `the gateway at ${origin} asks for a client certificate (mutual TLS), and none was given`,
+        hint: certHint,
+      }
+    }
+    if (UNTRUSTED.has(code)) {
+      const self = code.includes('SELF_SIGNED') ? 'a self-signed certificate' : 'a certificate from an unknown issuer'
+      return {kind: 'untrusted', message: `the gateway at ${origin} showed ${self} (${message}): it is not trusted`, hint: caHint}
+    }
+    if (code === 'CERT_HAS_EXPIRED') {
+      return {kind: 'expired', message: `the gateway at ${origin} showed an expired certificate`, hint: 'The gateway must renew its certificate; check this machine\'s clock too (`date`).'}
+    }
+    if (code === 'CERT_NOT_YET_VALID') {
+      return {kind: 'not-yet-valid', message: `the gateway at ${origin} showed a certificate that is not valid yet`, hint: 'Check this machine\'s clock (`date`).'}
+    }
+    if (code === 'CERT_REVOKED') return {kind: 'revoked', message: `the gateway at ${origin} showed a revoked certificate`}
+    if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+      return {
+        kind: 'name-mismatch',
+        message: `the gateway's certificate is not for ${new URL(origin).hostname} (${message.replace(/\s+$/, '')})`,
+        hint: 'Check the base URL: use the host name the certificate names (`gateway login --base-url https://NAME`).',
+      }
+    }
+    if (/^ERR_SSL_(SSLV3|TLSV1)_ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|ACCESS_DENIED|DECRYPT_ERROR)$/.test(code) && options.withCertificate) {
+      const what = code.replace(/^ERR_SSL_(SSLV3|TLSV1)_ALERT_/, '').toLowerCase().replaceAll('_', ' ')
+      return {
+        kind: 'certificate-refused',
+        message: `the gateway at ${origin} refused the client certificate (TLS alert: ${what})`,
+        hint: 'Check that the certificate is the one the gateway issued for these credentials, and that it has not expired.',
+      }
+    }
+  }
+  return undefined
+}
+
+/** An HTTP answer that is nginx's (or a like server's) page for a client certificate it wanted and did not get. */
+export function certificatePage(status: number, text: string): 'missing' | 'refused' | undefined {
+  if (status !== 400 && status !== 495 && status !== 496) return undefined
+  if (status === 496 || /No required SSL certificate was sent/i.test(text)) return 'missing'
+  if (status === 495 || /The SSL certificate error/i.test(text)) return 'refused'
+  return undefined
+}
+
+/** An HTML page (an error page of a proxy or web server) in a few words: its title, else its first heading. */
+export function htmlSummary(text: string): string | undefined {
+  if (!/^\s*<(!doctype\s+html|html|head|body|title|h1)\b/i.test(text)) return undefined
+  const pick = (pattern: RegExp) => pattern.exec(text)?.[1]?.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim()
+  const title = pick(/<title[^>]*>([\s\S]*?)<\/title>/i) || pick(/<h1[^>]*>([\s\S]*?)<\/h1>/i)
+  const entities: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' '}
+  const decoded = title?.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => entities[name])
+  return `an HTML page${decoded ? ` titled "${decoded.slice(0, 120)}"` : ''}`
+}
+
+/** Checks the settings and every file they name (readable, the user's, a key private), before anything is sent. */
+export function checkTlsFiles(settings: TlsSettings): void {
+  checkTlsSettings(settings)
+  if (settings.caFile) readCheckedFile(settings.caFile, 'ca', 'the CA file')
+  if (settings.p12) readCheckedFile(settings.p12, 'p12', 'the client certificate (.p12)')
+  if (settings.cert) readCheckedFile(settings.cert, 'cert', 'the client certificate')
+  if (settings.key) readCheckedFile(settings.key, 'key', 'the client key')
+}
