@@ -155,7 +155,8 @@ export class GatewayClient {
       form: {grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret},
     }).catch((error: unknown) => {
       // A 400 from the token endpoint means malformed credentials: an authentication problem.
-      if (error instanceof ClientCertificateError) throw error
+      // Not an answer about the credentials: a certificate the gateway wants, a file or a setting refused before sending.
+      if (error instanceof ClientCertificateError || (error instanceof AuthError && error.status === undefined)) throw error
       if (error instanceof GatewayError && error.status === 400) {
         throw new AuthError(`the gateway refused the credentials as malformed (400)${detail(error)}`, {
           status: 400,
