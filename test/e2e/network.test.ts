@@ -1,15 +1,37 @@
 // `tx get` as a process, on the fast path and through oclif (GATEWAY_FAST_PATH=0): both reach a
 // gateway that requires a client certificate, only through an HTTP proxy, and both name a dead proxy.
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {cleanEnv, runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
 import {deadPort, makePki, REMOTE_HOST, startProxy, tlsFront, type Pki} from '../helpers/network.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
 const CHARGE = ['--amount', '2500', '--customer-name', 'Maria Silva', '--customer-document', '529.982.247-25', '--customer-email', 'maria@example.com', '--customer-mobile', '(11) 98765-4321']
+const EXECUTABLE = fileURLToPath(new URL('../../dist/package/gateway', import.meta.url))
+
+/** Runs the single executable (npm run package makes it), without blocking the servers of this process. */
+function runExecutable(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(EXECUTABLE, args, {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+}
+
 const NO_PROXY_VARIABLES = {HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, NODE_TLS_REJECT_UNAUTHORIZED: undefined}
 
 describe('tx get over mutual TLS and a proxy, as a process', () => {
@@ -68,6 +90,22 @@ describe('tx get over mutual TLS and a proxy, as a process', () => {
     expect(connects.every((entry) => entry.method === 'CONNECT' && entry.target === `${REMOTE_HOST}:${gateway.port}`)).toBe(true)
     expect(gateway.handshakes()).toBeGreaterThan(handshakes)
     expect(`${result.stdout}${result.stderr}`).not.toContain(password)
+  })
+
+  it('through the single executable', async () => {
+    expect(existsSync(EXECUTABLE), `${EXECUTABLE} is missing: run npm run package`).toBe(true)
+    const before = proxy.log.length
+    for (const extra of [{}, {GATEWAY_FAST_PATH: '0'}]) {
+      const result = await runExecutable(['tx', 'get', id, '--json'], {...env, ...extra})
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({id, amount: 2500})
+    }
+    expect(proxy.log.slice(before).filter((entry) => entry.method === 'CONNECT').length).toBeGreaterThanOrEqual(2)
+    const port = await deadPort()
+    const dead = await runExecutable(['tx', 'get', id, '--retries', '0'], {...env, HTTPS_PROXY: `http://127.0.0.1:${port}`})
+    expect(dead.code).toBe(7)
+    expect(dead.stderr).toContain(`could not reach the proxy http://127.0.0.1:${port} (from HTTPS_PROXY)`)
   })
 
   it.each([
