@@ -88,7 +88,7 @@ export function routeTo(baseUrl: string, env: NodeJS.ProcessEnv): Route & {choic
 }
 
 /** `localhost` as loopback, without asking DNS or /etc/hosts; any other name as Node looks it up. */
-function loopbackLookup(fallback: typeof import('node:dns').lookup) {
+export function loopbackLookup(fallback: typeof import('node:dns').lookup) {
   return (hostname: string, options: {all?: boolean; family?: number | string}, callback: (...args: unknown[]) => void): void => {
     if (hostname.toLowerCase() !== 'localhost') {
       fallback(hostname, options as never, callback as never)
@@ -156,6 +156,9 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
         return {Type: ClientCertificateError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
       }
       if (failure) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${failure.message}`, hint: failure.hint, notSent: true, retryable: false}
+      // Any other TLS failure: the gateway (or what answers at its address) was reached, and the handshake failed.
+      const tlsCode = https && !choice ? tlsErrorCode(error, seen) : undefined
+      if (tlsCode) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${describeNetworkError(error)}`, notSent: true, retryable: false}
       if (!choice) return undefined
       const proxy = `the proxy ${choice.shown} (from ${choice.variable})`
       const answered = /Proxy response \((\d+)\)/.exec(messages(error))?.[1] ?? (/Proxy Authentication Required \(407\)/.test(messages(error)) ? '407' : undefined)
@@ -176,6 +179,21 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       return undefined
     },
   }
+}
+
+/** The code of a TLS-level error along the chain of causes (or the alert seen on the connection). */
+function tlsErrorCode(error: unknown, alert: unknown): string | undefined {
+  for (const start of [error, alert]) {
+    const seen = new Set<unknown>()
+    let current: unknown = start
+    while (current && typeof current === 'object' && !seen.has(current)) {
+      seen.add(current)
+      const code = (current as {code?: unknown}).code
+      if (typeof code === 'string' && /^ERR_(SSL|TLS)_/.test(code)) return code
+      current = (current as {cause?: unknown}).cause
+    }
+  }
+  return undefined
 }
 
 /** The messages along an error's chain of causes, joined. */

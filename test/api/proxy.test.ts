@@ -100,3 +100,22 @@ describe('an HTML page in a few words', () => {
     expect(htmlSummary('plain text <title>no</title>')).toBeUndefined()
   })
 })
+
+describe('localhost without DNS', () => {
+  it('answers 127.0.0.1 and ::1 for localhost itself, and asks the system for any other name', async () => {
+    const {loopbackLookup} = await import('../../src/api/transport.js')
+    const asked: string[] = []
+    const lookup = loopbackLookup(((hostname: string, _options: unknown, callback: (error: Error | null, address: string, family: number) => void) => {
+      asked.push(hostname)
+      callback(null, '192.0.2.1', 4)
+    }) as never)
+    const answer = (hostname: string, options: {all?: boolean; family?: number}) =>
+      new Promise<unknown[]>((resolve) => lookup(hostname, options, (...args: unknown[]) => resolve(args)))
+    expect(await answer('localhost', {all: true})).toEqual([null, [{address: '127.0.0.1', family: 4}, {address: '::1', family: 6}]])
+    expect(await answer('LOCALHOST', {})).toEqual([null, '127.0.0.1', 4])
+    expect(await answer('localhost', {family: 6})).toEqual([null, '::1', 6])
+    expect(asked).toEqual([])
+    expect(await answer('gateway.localhost', {})).toEqual([null, '192.0.2.1', 4])
+    expect(asked).toEqual(['gateway.localhost'])
+  })
+})
