@@ -353,7 +353,7 @@ export class GatewayClient {
         this.emit(`< refused after ${Math.round(monotonicMs() - started)} ms: ${error.message}`)
         throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
       }
-      const named = this.transport?.name(error)
+      const named = await this.transport?.name(error)
       const reason = named?.message ?? describeNetworkError(error)
       this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${reason}`)
       if (named) throw this.finalError(named.Type, `${named.message} (${context})`, {cause: error, hint: named.hint, retryable: named.retryable, notSent: named.notSent}, policy, options)

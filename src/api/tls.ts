@@ -280,14 +280,22 @@ function chain(error: unknown): Array<{code?: string; message?: string; reason?:
  * What a failed TLS handshake means, or undefined when the error is not one. `alert` is a TLS
  * error seen on the connection while the request failed for another reason (a TLS 1.3 server's
  * "certificate required" alert arrives after the handshake, and the request sees only the
- * connection closing). `withCertificate` says whether a client certificate was shown.
+ * connection closing). `withCertificate` says whether a client certificate was shown; `asked`,
+ * whether the server asks for one (asksForCertificate), when a TLS 1.2 handshake failure leaves it open.
  */
-export function describeTlsFailure(error: unknown, origin: string, options: {alert?: unknown; withCertificate: boolean}): TlsFailure | undefined {
+export function describeTlsFailure(error: unknown, origin: string, options: {alert?: unknown; withCertificate: boolean; asked?: boolean}): TlsFailure | undefined {
   const errors = [...chain(error), ...chain(options.alert)]
   const caHint = 'If the gateway uses a private CA, trust it with `gateway login --ca-file CA.pem` (or GATEWAY_CA_FILE, SSL_CERT_FILE); install it in the system store with update-ca-certificates.'
   const certHint = 'Log in with the client certificate the gateway issued: `gateway login --cert CERT.pem --key KEY.pem`, or `--p12 FILE.p12` (passphrase in GATEWAY_CERT_PASSPHRASE); GATEWAY_CERT, GATEWAY_KEY and GATEWAY_P12 work too.'
   for (const {code, message = ''} of errors) {
     if (!code) continue
+    if (code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE' && !options.withCertificate && options.asked !== true) {
+      return {
+        kind: 'handshake',
+        message: `the gateway at ${origin} ended the TLS handshake (handshake failure)${options.asked === undefined ? ': it may want a client certificate, which none was given' : ''}`,
+        ...(options.asked === undefined ? {hint: certHint} : {}),
+      }
+    }
     if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || (!options.withCertificate && code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE')) {
       if (options.withCertificate) break
       return {
@@ -351,4 +359,98 @@ export function checkTlsFiles(settings: TlsSettings): void {
   if (settings.p12) readCheckedFile(settings.p12, 'p12', 'the client certificate (.p12)')
   if (settings.cert) readCheckedFile(settings.cert, 'cert', 'the client certificate')
   if (settings.key) readCheckedFile(settings.key, 'key', 'the client key')
+}
+
+/**
+ * Whether the server at host:port asks for a client certificate in a TLS 1.2 handshake: a
+ * ClientHello offering TLS 1.2 alone is sent, and the server's handshake messages, in the clear
+ * until it has said all (ServerHelloDone), are read for a CertificateRequest. Undefined when that
+ * cannot be told (an alert, a timeout, something that is not TLS). Nothing of a request is sent.
+ */
+export async function asksForCertificate(
+  host: string,
+  port: number,
+  servername: string | undefined,
+  options: {proxy?: URL; timeoutMs?: number} = {},
+): Promise<boolean | undefined> {
+  const timeoutMs = options.timeoutMs ?? 5000
+  const proxy = options.proxy
+  const {connect, isIP} = await import('node:net')
+  const {randomBytes} = await import('node:crypto')
+  const u16 = (value: number) => Buffer.from([(value >> 8) & 0xff, value & 0xff])
+  const u24 = (value: number) => Buffer.from([(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff])
+  const list = (items: number[]) => Buffer.concat([u16(items.length * 2), ...items.map(u16)])
+  const extension = (type: number, body: Buffer) => Buffer.concat([u16(type), u16(body.length), body])
+  const extensions = [
+    extension(10, list([0x001d, 0x0017, 0x0018, 0x0019])),
+    extension(11, Buffer.from([1, 0])),
+    extension(13, list([0x0403, 0x0503, 0x0603, 0x0804, 0x0805, 0x0806, 0x0401, 0x0501, 0x0601, 0x0203, 0x0201])),
+    extension(23, Buffer.alloc(0)),
+    extension(0xff01, Buffer.from([0])),
+  ]
+  if (servername && !isIP(servername)) {
+    const name = Buffer.from(servername, 'ascii')
+    const entry = Buffer.concat([Buffer.from([0]), u16(name.length), name])
+    extensions.unshift(extension(0, Buffer.concat([u16(entry.length), entry])))
+  }
+  const ciphers = [0xc02b, 0xc02f, 0xc02c, 0xc030, 0xcca9, 0xcca8, 0xc009, 0xc013, 0xc00a, 0xc014, 0x009e, 0x009f, 0x009c, 0x009d, 0x002f, 0x0035, 0x003c, 0x003d]
+  const extensionBytes = Buffer.concat(extensions)
+  const body = Buffer.concat([Buffer.from([3, 3]), randomBytes(32), Buffer.from([0]), list(ciphers), Buffer.from([1, 0]), u16(extensionBytes.length), extensionBytes])
+  const hello = Buffer.concat([Buffer.from([1]), u24(body.length), body])
+  const record = Buffer.concat([Buffer.from([22, 3, 1]), u16(hello.length), hello])
+  return new Promise((resolve) => {
+    // Through an http:// proxy, the same CONNECT the client makes first.
+    const socket = proxy ? connect({host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 80)}) : connect({host, port})
+    let tunnelled = !proxy
+    let answer = ''
+    let received = Buffer.alloc(0)
+    let handshake = Buffer.alloc(0)
+    let settled = false
+    const done = (answer: boolean | undefined) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(answer)
+    }
+    const timer = setTimeout(() => done(undefined), timeoutMs)
+    socket.on('connect', () => {
+      if (!proxy) return socket.write(record)
+      const authority = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`
+      const credentials = proxy.username || proxy.password ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : ''
+      socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${credentials}\r\n`)
+    })
+    socket.on('error', () => done(undefined))
+    socket.on('close', () => done(undefined))
+    socket.on('data', (chunk: Buffer) => {
+      if (!tunnelled) {
+        answer += chunk.toString('latin1')
+        const end = answer.indexOf('\r\n\r\n')
+        if (end === -1) return answer.length > 16 * 1024 ? done(undefined) : undefined
+        if (!/^HTTP\/1\.[01] 200/.test(answer)) return done(undefined)
+        tunnelled = true
+        chunk = Buffer.from(answer.slice(end + 4), 'latin1')
+        socket.write(record)
+      }
+      received = Buffer.concat([received, chunk])
+      if (received.length > 256 * 1024) return done(undefined)
+      while (received.length >= 5) {
+        const length = received.readUInt16BE(3)
+        if (received.length < 5 + length) break
+        const [type] = received
+        const payload = received.subarray(5, 5 + length)
+        received = received.subarray(5 + length)
+        if (type !== 22) return done(undefined)
+        handshake = Buffer.concat([handshake, payload])
+        while (handshake.length >= 4) {
+          const size = handshake.readUIntBE(1, 3)
+          if (handshake.length < 4 + size) break
+          const kind = handshake[0]
+          handshake = handshake.subarray(4 + size)
+          if (kind === 13) return done(true)
+          if (kind === 14) return done(false)
+        }
+      }
+    })
+  })
 }

@@ -4,7 +4,7 @@ import {AuthError, UnavailableError, type GatewayErrorOptions} from './errors.js
 import {describeNetworkError} from './network.js'
 import {chooseProxy, isLiteralLoopback, type ProxyChoice} from './proxy.js'
 import {errorCode, NOT_SENT_CODES} from './retry.js'
-import {connectOptions, describeTlsFailure, hasClientCertificate, type TlsConnectOptions, type TlsSettings} from './tls.js'
+import {asksForCertificate, connectOptions, describeTlsFailure, hasClientCertificate, type TlsConnectOptions, type TlsSettings} from './tls.js'
 
 /**
  * How the client reaches its gateway: directly or through a proxy (proxy.ts), with which trusted
@@ -65,7 +65,7 @@ export interface Transport {
   /** Secrets the transport holds (a proxy's credentials, a key's passphrase), to scrub from every text. */
   secrets: string[]
   /** A failed request's error in words, when it is the proxy's or a TLS failure; undefined otherwise. */
-  name(error: unknown): NamedFailure | undefined
+  name(error: unknown): Promise<NamedFailure | undefined>
 }
 
 /** The variable that turns Node's certificate checks off. */
@@ -148,10 +148,16 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
     dispatcher,
     route,
     secrets,
-    name(error) {
+    async name(error) {
       const seen = alert
       alert = undefined
-      const failure = https ? describeTlsFailure(error, origin, {alert: seen, withCertificate}) : undefined
+      let failure = https ? describeTlsFailure(error, origin, {alert: seen, withCertificate}) : undefined
+      // A TLS 1.2 handshake failure, no certificate shown: does the gateway ask for one?
+      if (failure?.kind === 'handshake' && choice?.url.protocol !== 'https:') {
+        const host = target.hostname.replace(/^\[|\]$/g, '')
+        const asked = await asksForCertificate(host.toLowerCase() === 'localhost' ? '127.0.0.1' : host, Number(target.port || 443), host, {proxy: choice?.url, timeoutMs: Math.min(5000, options.timeoutMs)})
+        failure = describeTlsFailure(error, origin, {alert: seen, withCertificate, asked})
+      }
       if (failure?.kind === 'certificate-required') {
         return {Type: ClientCertificateError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
       }

@@ -157,6 +157,27 @@ describe('real networks: TLS gateways, client certificates, CAs and proxies', ()
       }
     })
 
+    it('a TLS 1.2 handshake failure is read as a certificate request only when the gateway sent one, through a proxy too', async () => {
+      const wanting = await mutual('TLSv1.2')
+      const proxy = await startProxy()
+      // No cipher suite in common: the handshake fails, and no certificate was asked for.
+      const picky = await front('server', {maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-CAMELLIA128-SHA256'})
+      try {
+        const viaProxy = await login(`https://${REMOTE_HOST}:${wanting.port}`, fresh({HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`, GATEWAY_CA_FILE: pki.ca}))
+        expect(viaProxy.code).toBe(3)
+        expect(viaProxy.stderr).toMatch(/asks for a client certificate \(mutual TLS\), and none was given/)
+        expect(proxy.log.filter((entry) => entry.method === 'CONNECT').length).toBeGreaterThanOrEqual(2)
+        const other = await login(`https://127.0.0.1:${picky.port}`, fresh({GATEWAY_CA_FILE: pki.ca}), ['--json'])
+        expect(other.code).toBe(7)
+        expect(JSON.parse(other.stdout).error.message).toMatch(/ended the TLS handshake \(handshake failure\)/)
+        expect(other.stderr + other.stdout).not.toMatch(/could not reach/)
+      } finally {
+        await picky.close()
+        await proxy.close()
+        await wanting.close()
+      }
+    })
+
     it('nginx\'s page for a missing certificate is exit 3 too, never "malformed credentials"', async () => {
       const page = await tlsPage(
         {cert: pki.read(pki.server.cert), key: pki.read(pki.server.key)},
