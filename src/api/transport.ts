@@ -131,7 +131,7 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
     dispatcher = new ProxyAgent({
       ...common,
       uri: choice.url.href,
-      requestTls: {...tls, ...(lookup ? {lookup} : {}), timeout: options.timeoutMs} as never,
+      requestTls: {...(tls.secureContext ? {secureContext: tls.secureContext} : {}), ...(lookup ? {lookup} : {}), timeout: options.timeoutMs} as never,
       proxyTls: {ca: tls.ca, timeout: options.timeoutMs} as never,
       factory: (origin: string | URL, opts: object) => {
         const connect = (opts as {connect?: unknown}).connect
@@ -139,7 +139,7 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       },
     })
   } else {
-    const connect = buildConnector({...tls, ...(lookup ? {lookup} : {}), timeout: options.timeoutMs} as BuildConnector.BuildOptions)
+    const connect = buildConnector({...(tls.secureContext ? {secureContext: tls.secureContext} : {}), ...(lookup ? {lookup} : {}), timeout: options.timeoutMs} as BuildConnector.BuildOptions)
     dispatcher = new Agent({...common, connect: watch(connect)})
   }
   const origin = target.origin
