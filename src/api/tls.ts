@@ -133,19 +133,22 @@ function readQuietly(path: string): string | undefined {
   }
 }
 
+/** A PEM certificate's body alone: the same certificate reads the same, however its lines are cut. */
+const body = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, '')
+
 /**
- * The certificate authorities trusted for an https gateway: Node's bundle (with NODE_EXTRA_CA_CERTS),
- * the operating system's store (Node's own view of it where it has one, else the file OpenSSL uses),
- * SSL_CERT_FILE and the certificates of SSL_CERT_DIR. The profile's CA file comes on top (see
- * connectOptions).
+ * The certificate authorities trusted for an https gateway beyond Node's bundle (which every TLS
+ * context has, with NODE_EXTRA_CA_CERTS): the operating system's store (Node's own view of it where
+ * it has one, else the file OpenSSL uses), NODE_EXTRA_CA_CERTS as this run's environment names it,
+ * SSL_CERT_FILE and the certificates of SSL_CERT_DIR; each one once, and none that Node's bundle
+ * has already. The profile's CA file comes on top (see connectOptions).
  */
-export async function trustedCertificates(env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function extraCertificates(env: NodeJS.ProcessEnv): Promise<string[]> {
   const tls = await import('node:tls')
   const found: string[] = []
   const getCACertificates = (tls as {getCACertificates?: (type: string) => string[]}).getCACertificates
   let systemRead = false
   if (typeof getCACertificates === 'function') {
-    found.push(...getCACertificates('default'))
     try {
       const system = getCACertificates('system')
       found.push(...system)
@@ -153,11 +156,7 @@ export async function trustedCertificates(env: NodeJS.ProcessEnv): Promise<strin
     } catch {
       // No system store on this Node.
     }
-  } else {
-    found.push(...tls.rootCertificates)
   }
-  // Node's own view of NODE_EXTRA_CA_CERTS is of its start; read it here too (it may name another file for this run).
-  if (env.NODE_EXTRA_CA_CERTS) found.push(...pemCertificates(readQuietly(env.NODE_EXTRA_CA_CERTS) ?? ''))
   if (!systemRead) {
     for (const path of SYSTEM_BUNDLES) {
       const text = readQuietly(path)
@@ -167,6 +166,8 @@ export async function trustedCertificates(env: NodeJS.ProcessEnv): Promise<strin
       }
     }
   }
+  // Node's own view of NODE_EXTRA_CA_CERTS is of its start; this run's environment may name another file.
+  if (env.NODE_EXTRA_CA_CERTS) found.push(...pemCertificates(readQuietly(env.NODE_EXTRA_CA_CERTS) ?? ''))
   if (env.SSL_CERT_FILE) found.push(...pemCertificates(readQuietly(env.SSL_CERT_FILE) ?? ''))
   if (env.SSL_CERT_DIR) {
     for (const dir of env.SSL_CERT_DIR.split(':').filter(Boolean)) {
@@ -188,30 +189,52 @@ export async function trustedCertificates(env: NodeJS.ProcessEnv): Promise<strin
       }
     }
   }
-  return [...new Set(found)]
+  const seen = new Set(tls.rootCertificates.map(body))
+  return found.filter((pem) => {
+    const key = body(pem)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
 }
 
-/** What tls.connect is given for an https gateway: the trusted CAs and the client certificate. */
+/** What tls.connect is given for an https gateway. */
 export interface TlsConnectOptions {
-  /** The trusted CAs, PEM (for a proxy reached over https as well). */
-  ca: string[]
   /** One context for every connection to the gateway: the CAs, and the client certificate when there is one. */
   secureContext: import('node:tls').SecureContext
+  /** A context of the same CAs without the client certificate, for a proxy reached over https. */
+  proxyContext(): Promise<import('node:tls').SecureContext>
+}
+
+/**
+ * A TLS context that trusts Node's bundle and `extra`: Node's bundle is shared by every context
+ * and costs nothing; only the extra certificates are parsed (a context made from some three
+ * hundred PEM certificates costs tens of milliseconds).
+ */
+async function contextWith(extra: string[], client: {pfx?: Buffer; cert?: Buffer; key?: Buffer; passphrase?: string}): Promise<import('node:tls').SecureContext> {
+  const tls = await import('node:tls')
+  if (extra.length === 0) return tls.createSecureContext(client)
+  const context = tls.createSecureContext(client)
+  const handle = (context as {context?: {addCACert?: (pem: string) => void}}).context
+  if (typeof handle?.addCACert === 'function') {
+    for (const pem of extra) handle.addCACert(pem)
+    return context
+  }
+  return tls.createSecureContext({...client, ca: [...tls.rootCertificates, ...extra]})
 }
 
 /**
  * Loads the trusted CAs and the client certificate for an https gateway, into one TLS context made
- * once (a context of some three hundred CAs costs milliseconds to make): files are checked and
- * read, a .p12 or an encrypted key is opened with its passphrase (a wrong or missing one is exit 3,
- * naming the file).
+ * once: files are checked and read, a .p12 or an encrypted key is opened with its passphrase (a
+ * wrong or missing one is exit 3, naming the file).
  */
 export async function connectOptions(settings: TlsSettings, env: NodeJS.ProcessEnv): Promise<TlsConnectOptions> {
   checkTlsSettings(settings)
-  const ca = await trustedCertificates(env)
+  const extra = await extraCertificates(env)
   if (settings.caFile) {
     const own = pemCertificates(readCheckedFile(settings.caFile, 'ca', 'the CA file').toString('latin1'))
     if (own.length === 0) throw new ConfigError(`the CA file ${settings.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
-    ca.push(...own)
+    extra.push(...own)
   }
   const client: {pfx?: Buffer; cert?: Buffer; key?: Buffer; passphrase?: string} = {}
   if (settings.p12) {
@@ -221,13 +244,14 @@ export async function connectOptions(settings: TlsSettings, env: NodeJS.ProcessE
     client.key = readCheckedFile(settings.key, 'key', 'the client key')
   }
   if (settings.passphrase && (client.pfx || client.key)) client.passphrase = settings.passphrase
-  const tls = await import('node:tls')
+  let secureContext: import('node:tls').SecureContext
   try {
-    return {ca, secureContext: tls.createSecureContext({ca, ...client})}
+    secureContext = await contextWith(extra, client)
   } catch (error) {
     if (!client.pfx && !client.key) throw error
     throw certificateError(error as Error, settings)
   }
+  return {secureContext, proxyContext: () => contextWith(extra, {})}
 }
 
 /** Why the client certificate could not be opened, said so that it can be fixed. */

@@ -132,7 +132,7 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       ...common,
       uri: choice.url.href,
       requestTls: {...(tls.secureContext ? {secureContext: tls.secureContext} : {}), ...(lookup ? {lookup} : {}), timeout: options.timeoutMs} as never,
-      proxyTls: {ca: tls.ca, timeout: options.timeoutMs} as never,
+      proxyTls: {...(choice.url.protocol === 'https:' && tls.proxyContext ? {secureContext: await tls.proxyContext()} : {}), timeout: options.timeoutMs} as never,
       factory: (origin: string | URL, opts: object) => {
         const connect = (opts as {connect?: unknown}).connect
         return new Pool(origin, {...opts, ...(typeof connect === 'function' ? {connect: watch(connect as BuildConnector.connector)} : {})})
