@@ -260,7 +260,11 @@ export class GatewayClient {
     if (!this.agent || !this.retrying) {
       const {interceptors} = await import('undici')
       // Directly or through a proxy, with the trusted CAs and the client certificate (transport.ts).
-      this.transport = await openTransport({baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxHeaderSize: MAX_HEADER_BYTES, env: this.options.env ?? process.env, tls: this.options.tls})
+      this.transport = await openTransport({baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxHeaderSize: MAX_HEADER_BYTES, env: this.options.env ?? process.env, tls: this.options.tls}).catch((error: unknown) => {
+        // A proxy, a certificate or a setting refused before connecting: nothing was sent.
+        if (error instanceof GatewayError && !error.notSent) throw new (error.constructor as ErrorClass)(error.message, {...errorOptions(error), notSent: true})
+        throw error
+      })
       for (const secret of this.transport.secrets) this.known.add(secret)
       const {route} = this.transport
       this.emit(route.proxy ? `* through the proxy ${route.proxy} (from ${route.proxyVariable})` : `* no proxy: ${route.direct}`)

@@ -227,6 +227,12 @@ describe('real networks: TLS gateways, client certificates, CAs and proxies', ()
         expect(result.code).toBe(0)
         const got = await runCommand(['tx', 'get', NO_SUCH_ID], {env})
         expect(got.code).toBe(4)
+        // A certificate file that cannot be read stops a charge before it leaves: its entry is not sent.
+        const charge = await runCommand(['tx', 'create', ...CHARGE], {env: {...env, GATEWAY_P12: join(pki.dir, 'missing.p12')}})
+        expect(charge.code).toBe(3)
+        expect(charge.stderr).toMatch(/missing\.p12 cannot be read \(no such file\)/)
+        const journal = await runCommand(['journal', 'list', '--json'], {env})
+        expect((JSON.parse(journal.stdout) as Array<{state: string}>).map((entry) => entry.state)).toEqual(['not-sent'])
         const byEnv = await login(`https://127.0.0.1:${gateway.port}`, fresh({GATEWAY_CA_FILE: pki.ca, GATEWAY_P12: pki.client.p12, GATEWAY_CERT_PASSPHRASE: pki.client.passphrase}))
         expect(byEnv.stderr).toBe('')
         expect(byEnv.code).toBe(0)
@@ -370,6 +376,9 @@ describe('real networks: TLS gateways, client certificates, CAs and proxies', ()
         expect(charge.code).toBe(3)
         expect(JSON.parse(charge.stdout)).toMatchObject({error: {code: 'TLS_CHECKS_OFF', exitCode: 3}})
         expect(proxy.log.length).toBe(connect)
+        // Its journal entry says it never left: nothing to settle.
+        const journal = await runCommand(['journal', 'list', '--json'], {env})
+        expect((JSON.parse(journal.stdout) as Array<{state: string}>).map((entry) => entry.state)).toEqual(['not-sent'])
         // A loopback gateway is the operator's own machine: allowed.
         expect((await login(sandbox.baseUrl, fresh({NODE_TLS_REJECT_UNAUTHORIZED: '0'}))).code).toBe(0)
       } finally {
