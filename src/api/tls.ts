@@ -371,10 +371,19 @@ export function certificatePage(status: number, text: string): 'missing' | 'refu
 export function htmlSummary(text: string): string | undefined {
   if (!/^\s*<(!doctype\s+html|html|head|body|title|h1)\b/i.test(text)) return undefined
   const pick = (pattern: RegExp) => pattern.exec(text)?.[1]?.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim()
-  const title = pick(/<title[^>]*>([\s\S]*?)<\/title>/i) || pick(/<h1[^>]*>([\s\S]*?)<\/h1>/i)
   const entities: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' '}
-  const decoded = title?.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => entities[name])
-  return `an HTML page${decoded ? ` titled "${decoded.slice(0, 120)}"` : ''}`
+  const decode = (value: string | undefined) => value?.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => entities[name]).slice(0, 120)
+  const title = decode(pick(/<title[^>]*>([\s\S]*?)<\/title>/i) || pick(/<h1[^>]*>([\s\S]*?)<\/h1>/i))
+  if (title) return `an HTML page titled "${title}"`
+  // No title: the first words of its text, without scripts and styles.
+  const words = decode(
+    text
+      .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  )
+  return `an HTML page${words ? ` reading "${words}"` : ''}`
 }
 
 /** Checks the settings and every file they name (readable, the user's, a key private), before anything is sent. */

@@ -96,6 +96,7 @@ describe('an HTML page in a few words', () => {
   it('is its title, else its first heading; anything else is not a page', () => {
     expect(htmlSummary('<html><head><title>502 Bad Gateway</title></head><body>…</body></html>')).toBe('an HTML page titled "502 Bad Gateway"')
     expect(htmlSummary('<!DOCTYPE html>\n<body><h1>Access &amp; denied</h1></body>')).toBe('an HTML page titled "Access & denied"')
+    expect(htmlSummary('<html><style>p{}</style><body><p>Service\n  unavailable</p></body></html>')).toBe('an HTML page reading "Service unavailable"')
     expect(htmlSummary('{"message":"x"}')).toBeUndefined()
     expect(htmlSummary('plain text <title>no</title>')).toBeUndefined()
   })
