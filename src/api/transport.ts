@@ -163,7 +163,7 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       }
       if (failure) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${failure.message}`, hint: failure.hint, notSent: true, retryable: false}
       // Any other TLS failure: the gateway (or what answers at its address) was reached, and the handshake failed.
-      const tlsCode = https && !choice ? tlsErrorCode(error, seen) : undefined
+      const tlsCode = https && choice?.url.protocol !== 'https:' ? tlsErrorCode(error, seen) : undefined
       if (tlsCode) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${describeNetworkError(error)}`, notSent: true, retryable: false}
       if (!choice) return undefined
       const proxy = `the proxy ${choice.shown} (from ${choice.variable})`
