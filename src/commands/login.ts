@@ -35,6 +35,7 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
   if (!clientId?.trim()) throw new UsageError('--client-id is required (or set GATEWAY_CLIENT_ID)')
   if (/[\u0000-\u001f\u007f]/.test(clientId)) throw new UsageError('--client-id must not hold control characters or line breaks')
 
+  await checkFlagFiles(options)
   const stdin = options.secretFromStdin || options.passphraseFromStdin ? await stdinLines(options, ctx) : {}
   const clientSecret = await readSecret(options, ctx, stdin.secret)
   ctx.handled(clientSecret)
@@ -60,6 +61,27 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
     return view
   } finally {
     await client.close()
+  }
+}
+
+/**
+ * A flag's file that is not there (or no file at all) is a usage error, named by its flag, before
+ * anything is read or sent; one that others could read or change is refused later, as the
+ * environment's would be (exit 3).
+ */
+async function checkFlagFiles(options: LoginOptions): Promise<void> {
+  const {statSync} = await import('node:fs')
+  for (const [flag, value] of [['--cert', options.cert], ['--key', options.key], ['--p12', options.p12], ['--ca-file', options.caFile]] as const) {
+    if (value === undefined) continue
+    if (!value.trim()) throw new UsageError(`${flag} needs a file`)
+    let problem: string | undefined
+    try {
+      if (!statSync(value).isFile()) problem = 'not a file'
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      problem = code === 'ENOENT' ? 'no such file' : code === 'ENAMETOOLONG' ? 'name too long' : code === 'ENOTDIR' ? 'a part of the path is not a folder' : (code ?? 'cannot be read')
+    }
+    if (problem) throw new UsageError(`${flag} ${value.length > 200 ? `${value.slice(0, 200)}…` : value}: ${problem}`)
   }
 }
 
@@ -94,6 +116,7 @@ async function networkSettings(
 ): Promise<{network: {caFile?: string; cert?: string; key?: string; p12?: string}; passphrase?: string; kept?: string}> {
   const {resolve} = await import('node:path')
   const {checkTlsFiles, tlsSettings} = await import('../api/tls.js')
+
   const fromEnv = tlsSettings(ctx.env)
   const given = options.cert !== undefined || options.key !== undefined || options.p12 !== undefined
   const certificate = given
