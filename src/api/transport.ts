@@ -169,7 +169,12 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       const proxy = `the proxy ${choice.shown} (from ${choice.variable})`
       const answered = /Proxy response \((\d+)\)/.exec(messages(error))?.[1] ?? (/Proxy Authentication Required \(407\)/.test(messages(error)) ? '407' : undefined)
       if (answered) {
-        const why = answered === '407' ? 'asks for credentials (407): put them in its URL, http://USER:PASSWORD@HOST:PORT' : `refused to connect to it (${answered})`
+        const why =
+          answered === '407'
+            ? 'asks for credentials (407): put them in its URL, http://USER:PASSWORD@HOST:PORT'
+            : answered === '403'
+              ? 'refused to connect to it (403)'
+              : `answered ${answered} to its CONNECT: the proxy could not reach it, or would not`
         return {Type: ProxyError, message: `${proxy} did not carry the request to the gateway at ${origin}: it ${why}`, notSent: true, retryable: answered === '502' || answered === '503' || answered === '504'}
       }
       const code = errorCode(error)

@@ -352,6 +352,16 @@ describe('real networks: TLS gateways, client certificates, CAs and proxies', ()
         expect(refused.code).toBe(7)
         expect(refused.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ \(from HTTPS_PROXY\) did not carry the request .* asks for credentials \(407\)/)
         expect(gateway.connections()).toBe(0)
+        // Only the proxy looks names up: one it cannot find is its failure, said so.
+        const open = await startProxy()
+        try {
+          const unknown = await login('https://no-such-gateway.invalid', fresh({HTTPS_PROXY: `http://127.0.0.1:${open.port}`}))
+          expect(unknown.code).toBe(7)
+          expect(unknown.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ \(from HTTPS_PROXY\) did not carry the request to the gateway at https:\/\/no-such-gateway\.invalid: it answered \d+ to its CONNECT/)
+          expect(open.log.map((entry) => `${entry.method} ${entry.target}`)).toContain('CONNECT no-such-gateway.invalid:443')
+        } finally {
+          await open.close()
+        }
       } finally {
         await refusing.close()
         await gateway.close()
