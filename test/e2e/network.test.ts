@@ -92,6 +92,18 @@ describe('tx get over mutual TLS and a proxy, as a process', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain(password)
   })
 
+  it.each([
+    ['the fast path', {}, 'fast-tx-create.cjs'],
+    ['oclif', {GATEWAY_FAST_PATH: '0'}, 'gateway.cjs'],
+  ])('tx create through %s', async (_name, extra, bundle) => {
+    const before = proxy.log.length
+    const result = await runCli(['tx', 'create', ...CHARGE, '--json'], {env: {...env, ...extra, GATEWAY_CODE_CACHE_REPORT: '1'}})
+    expect(result.stderr).toContain(`code cache of ${bundle}`)
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({amount: 2500})
+    expect(proxy.log.slice(before).some((entry) => entry.method === 'CONNECT')).toBe(true)
+  })
+
   it('through the single executable', async () => {
     expect(existsSync(EXECUTABLE), `${EXECUTABLE} is missing: run npm run package`).toBe(true)
     const before = proxy.log.length
