@@ -167,7 +167,13 @@ export {default as Agent} from 'undici/lib/dispatcher/agent.js'
 export {default as Client} from 'undici/lib/dispatcher/client.js'
 export {default as Pool} from 'undici/lib/dispatcher/pool.js'
 export {default as errors} from 'undici/lib/core/errors.js'
+export {default as buildConnector} from 'undici/lib/core/connect.js'
 export {Dispatcher}
+// Loaded only for a gateway reached through a proxy (src/api/transport.ts).
+export function ProxyAgent(options) {
+  const Real = require('undici/lib/dispatcher/proxy-agent.js')
+  return new Real(options)
+}
 export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
 // Each interceptor is loaded when first asked for.
 export const interceptors = {
@@ -203,7 +209,7 @@ export function request(url, options = {}) {
   })
 }
 `
-const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'ProxyAgent', 'buildConnector', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
 
 /** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
 function undiciNames(source) {

@@ -1,4 +1,5 @@
 import {ConfigError} from './errors.js'
+import {isLiteralLoopback} from './proxy.js'
 
 /** The embedded sandbox's default address: where a fresh install points until `login --base-url`. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
@@ -23,7 +24,9 @@ export function checkBaseUrl(input: string, flag = '--base-url'): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`${flag} must use https, got "${url.protocol}"`)
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+  // Only a loopback address, or the name localhost itself (resolved without DNS): a name under
+  // .localhost is looked up like any other, and could lead anywhere.
+  if (url.protocol === 'http:' && !isLiteralLoopback(url.hostname)) {
     throw new ConfigError(
       `${flag} must use https unless its host is loopback (127.0.0.1, ::1, localhost); refusing ${url.origin}`,
     )

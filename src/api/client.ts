@@ -1,4 +1,4 @@
-import type {Agent, Dispatcher} from 'undici'
+import type {Dispatcher} from 'undici'
 
 import {AuthError, CertificateRequiredError, GatewayError, InternalError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {prepareHttpParser} from './http-parser.js'
@@ -7,6 +7,8 @@ import {redactBody, redactHeader, scrub} from './redact.js'
 import {RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
+import {certificatePage, htmlSummary, type TlsSettings} from './tls.js'
+import {ClientCertificateError, openTransport, type Route, type Transport} from './transport.js'
 
 /** Milliseconds on a monotonic clock, for how long an attempt took (performance.now() would load node:perf_hooks on first use). */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6
@@ -60,6 +62,10 @@ export interface ClientOptions {
   /** How the client waits between attempts (tests make it instant). */
   sleep?: (ms: number) => Promise<void>
   random?: () => number
+  /** Where proxies, CA files and the rest are read from (default process.env). */
+  env?: NodeJS.ProcessEnv
+  /** The client certificate and trusted CA file of the profile (see tls.ts). */
+  tls?: TlsSettings
 }
 
 export interface RequestOptions {
@@ -114,8 +120,9 @@ export class GatewayClient {
   private readonly trace?: (line: string) => void
   private readonly userAgent: string
   private readonly options: ClientOptions
-  private agent?: Agent
+  private agent?: Dispatcher
   private retrying?: Dispatcher
+  private transport?: Transport
   private readonly known = new Set<string>()
   /** A token that serves this command only (the gateway gave it no usable lifetime): never stored. */
   private held?: StoredToken
@@ -148,6 +155,8 @@ export class GatewayClient {
       form: {grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret},
     }).catch((error: unknown) => {
       // A 400 from the token endpoint means malformed credentials: an authentication problem.
+      // Not an answer about the credentials: a certificate the gateway wants, a file or a setting refused before sending.
+      if (error instanceof ClientCertificateError || (error instanceof AuthError && error.status === undefined)) throw error
       if (error instanceof GatewayError && error.status === 400) {
         throw new AuthError(`the gateway refused the credentials as malformed (400)${detail(error)}`, {
           status: 400,
@@ -247,10 +256,19 @@ export class GatewayClient {
   }
 
   /** The connection pool, and the same pool behind undici's retry interceptor. */
-  private async dispatchers(): Promise<{plain: Agent; retrying: Dispatcher}> {
+  private async dispatchers(): Promise<{plain: Dispatcher; retrying: Dispatcher}> {
     if (!this.agent || !this.retrying) {
-      const {Agent, interceptors} = await import('undici')
-      this.agent = new Agent({connections: 16, keepAliveTimeout: 4000, maxHeaderSize: MAX_HEADER_BYTES, connect: {timeout: this.timeoutMs}})
+      const {interceptors} = await import('undici')
+      // Directly or through a proxy, with the trusted CAs and the client certificate (transport.ts).
+      this.transport = await openTransport({baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxHeaderSize: MAX_HEADER_BYTES, env: this.options.env ?? process.env, tls: this.options.tls}).catch((error: unknown) => {
+        // A proxy, a certificate or a setting refused before connecting: nothing was sent.
+        if (error instanceof GatewayError && !error.notSent) throw new (error.constructor as ErrorClass)(error.message, {...errorOptions(error), notSent: true})
+        throw error
+      })
+      for (const secret of this.transport.secrets) this.known.add(secret)
+      const {route} = this.transport
+      this.emit(route.proxy ? `* through the proxy ${route.proxy} (from ${route.proxyVariable})` : `* no proxy: ${route.direct}`)
+      this.agent = this.transport.dispatcher
       // The policy comes with each request (retryOptions): which failures, how long to wait, when to stop.
       this.retrying = this.agent.compose(interceptors.retry({throwOnError: false}))
     }
@@ -347,6 +365,12 @@ export class GatewayClient {
         this.emit(`< refused after ${Math.round(monotonicMs() - started)} ms: ${error.message}`)
         throw this.finalError(AnswerTooLargeError, error.message, {retryable: true}, policy, options)
       }
+      // A TLS or proxy failure is named by its cause, with its fix (src/api/transport.ts).
+      const named = await this.transport?.name(error)
+      if (named) {
+        this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${named.message}`)
+        throw this.finalError(named.Type, `${named.message} (${context})`, {cause: error, hint: named.hint, retryable: named.retryable, notSent: named.notSent}, policy, options)
+      }
       // What failed decides what it means (src/api/network.ts): only the network is the gateway being unavailable.
       const failure = classifyFailure(error)
       this.emit(`< failed after ${Math.round(monotonicMs() - started)} ms: ${failure.reason}`)
@@ -401,8 +425,19 @@ export class GatewayClient {
       parsed = undefined
     }
     if (status < 200 || status >= 300) {
-      const error = errorForStatus(status, parsed, context, responseHeaders)
-      throw this.finalError(error.constructor as ErrorClass, error.message, errorOptions(error), policy, options)
+      // A web server's page for a client certificate it wanted (nginx's 400), and any HTML page in a few words.
+      const page = typeof parsed === 'string' ? certificatePage(status, parsed) : undefined
+      if (page) {
+        throw new ClientCertificateError(
+          page === 'missing'
+            ? `the gateway at ${url.origin} asks for a client certificate (mutual TLS), and none was sent (${context}: ${status})`
+            : `the gateway at ${url.origin} refused the client certificate (${context}: ${status})`,
+          {status, body: parsed, notSent: true, hint: 'Log in with the client certificate the gateway issued: `gateway login --cert CERT.pem --key KEY.pem`, or `--p12 FILE.p12`.'},
+        )
+      }
+      const summary = typeof parsed === 'string' ? htmlSummary(parsed) : undefined
+      const error = errorForStatus(status, summary ?? parsed, context, responseHeaders)
+      throw this.finalError(error.constructor as ErrorClass, error.message, {...errorOptions(error), body: parsed}, policy, options)
     }
     return {status, headers: responseHeaders, body: parsed as T, attempts: policy.attempts}
   }
@@ -483,6 +518,13 @@ export class GatewayClient {
 
   private emit(line: string): void {
     this.trace?.(scrub(line, this.known))
+  }
+
+  /** The way to the gateway: through which proxy, or directly and why (nothing is opened). */
+  async route(): Promise<Route> {
+    const {routeTo} = await import('./transport.js')
+    const {proxy, proxyVariable, direct} = routeTo(this.baseUrl, this.options.env ?? process.env)
+    return {proxy, proxyVariable, direct}
   }
 
   /** The secrets this client has handled, so that whatever prints an error can blank them out. */

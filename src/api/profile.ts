@@ -2,6 +2,7 @@ import {checkBaseUrl, DEFAULT_BASE_URL} from './base-url.js'
 import {GatewayClient} from './client.js'
 import {AuthError} from './errors.js'
 import {ProfileStore, type Credentials, type ProfileSettings} from './store.js'
+import {tlsSettings, type TlsSettings} from './tls.js'
 import type {StoredToken, TokenStore} from './token.js'
 
 export interface SessionOptions {
@@ -25,6 +26,8 @@ export interface Session {
   baseUrl: string
   store: ProfileStore
   client: GatewayClient
+  /** The CA file and client certificate the client uses (paths, and whether a passphrase is given). */
+  tls: TlsSettings
   credentials(): Promise<Credentials | undefined>
 }
 
@@ -44,8 +47,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const explicit = options.baseUrl
   const baseUrl = checkBaseUrl(explicit ?? settings?.baseUrl ?? DEFAULT_BASE_URL)
   const elsewhere = settings !== undefined && explicit !== undefined && baseUrl !== sameForm(settings.baseUrl)
+  // The profile's CA file and client certificate belong to its gateway, as its secret does: another
+  // base URL for one run takes them from the environment only.
+  const stored: TlsSettings = elsewhere || !settings ? {} : {caFile: settings.caFile, cert: settings.cert, key: settings.key, p12: settings.p12}
+  if (!elsewhere && settings && (settings.p12 || settings.key) && !env.GATEWAY_CERT_PASSPHRASE) stored.passphrase = await store.certPassphrase(options.profile)
+  const tls = tlsSettings(env, stored)
   const client = (tokens: TokenStore) =>
-    new GatewayClient({baseUrl, timeoutMs: options.timeoutMs, retries: options.retries, sleep: options.sleep, trace: options.trace, tokens})
+    new GatewayClient({baseUrl, timeoutMs: options.timeoutMs, retries: options.retries, sleep: options.sleep, trace: options.trace, tokens, env, tls})
   if (elsewhere) {
     const given = env.GATEWAY_CLIENT_ID && env.GATEWAY_CLIENT_SECRET ? {clientId: env.GATEWAY_CLIENT_ID, clientSecret: env.GATEWAY_CLIENT_SECRET} : undefined
     const credentials = async (): Promise<Credentials | undefined> => {
@@ -57,7 +65,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         },
       )
     }
-    return {profile: options.profile, settings, baseUrl, store, client: client(memoryTokens(credentials, options.profile)), credentials}
+    return {profile: options.profile, settings, baseUrl, store, client: client(memoryTokens(credentials, options.profile)), tls, credentials}
   }
   const credentials = async (): Promise<Credentials | undefined> => {
     const clientId = env.GATEWAY_CLIENT_ID || settings?.clientId
@@ -65,7 +73,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const clientSecret = env.GATEWAY_CLIENT_SECRET || (settings ? await store.secret(options.profile) : undefined)
     return clientId && clientSecret ? {clientId, clientSecret} : undefined
   }
-  return {profile: options.profile, settings, baseUrl, store, client: client(store.tokenStore(options.profile, credentials)), credentials}
+  return {profile: options.profile, settings, baseUrl, store, client: client(store.tokenStore(options.profile, credentials)), tls, credentials}
 }
 
 /** A base URL as checkBaseUrl writes it, or as stored when it cannot be read so. */

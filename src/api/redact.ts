@@ -85,3 +85,34 @@ export function scrub(text: string, secrets: Iterable<string | undefined>): stri
   }
   return out
 }
+
+/** The variables that may name a proxy, with credentials in its URL. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY']
+
+/**
+ * The secrets the environment holds beside the client secret: the user names and passwords in
+ * proxy URLs (as given and decoded) and a client certificate's passphrase. Whatever prints a
+ * message blanks them out.
+ */
+export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = []
+  for (const name of PROXY_VARIABLES) {
+    const value = env[name]?.trim()
+    if (!value) continue
+    const userinfo = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/@]*)@/i.exec(value)?.[1]
+    if (!userinfo) continue
+    for (const part of userinfo.split(':')) {
+      if (!part) continue
+      found.push(part)
+      try {
+        const decoded = decodeURIComponent(part)
+        if (decoded !== part) found.push(decoded)
+      } catch {
+        // Kept as given.
+      }
+    }
+    found.push(userinfo)
+  }
+  if (env.GATEWAY_CERT_PASSPHRASE) found.push(env.GATEWAY_CERT_PASSPHRASE)
+  return [...new Set(found)]
+}

@@ -32,6 +32,12 @@ export interface ProfileSettings {
   clientId: string
   /** Path of the withdrawal endpoint when the gateway does not serve it at /core/withdraw. */
   withdrawPath?: string
+  /** A PEM file of CAs trusted for this gateway (paths only: the files stay where they are). */
+  caFile?: string
+  /** The client certificate: PEM certificate and key files, or a PKCS#12 file. */
+  cert?: string
+  key?: string
+  p12?: string
 }
 
 export interface Credentials {
@@ -41,7 +47,7 @@ export interface Credentials {
 
 type Stores = {
   profiles: Conf<Record<string, ProfileSettings>>
-  credentials: Conf<Record<string, {clientSecret: string}>>
+  credentials: Conf<Record<string, {clientSecret: string; certPassphrase?: string}>>
   tokens: Conf<Record<string, StoredToken>>
 }
 
@@ -116,7 +122,7 @@ export class ProfileStore {
       })
     this.stores = {
       profiles: make<Record<string, ProfileSettings>>('config'),
-      credentials: make<Record<string, {clientSecret: string}>>('credentials'),
+      credentials: make<Record<string, {clientSecret: string; certPassphrase?: string}>>('credentials'),
       tokens: make<Record<string, StoredToken>>('tokens'),
     }
     return this.stores
@@ -180,6 +186,11 @@ export class ProfileStore {
     return own(this.read<{clientSecret: string}>('credentials'), name)?.clientSecret
   }
 
+  /** The passphrase of the profile's client certificate, when login was given one. */
+  async certPassphrase(name: string): Promise<string | undefined> {
+    return own(this.read<{certPassphrase?: string}>('credentials'), name)?.certPassphrase
+  }
+
   async token(name: string): Promise<StoredToken | undefined> {
     return own(this.read<StoredToken>('tokens'), name)
   }
@@ -192,12 +203,12 @@ export class ProfileStore {
   }
 
   /** Saves a successful login: settings, secret and the token it obtained. */
-  async saveLogin(name: string, settings: ProfileSettings, clientSecret: string, token: StoredToken): Promise<void> {
+  async saveLogin(name: string, settings: ProfileSettings, clientSecret: string, token: StoredToken, certPassphrase?: string): Promise<void> {
     await this.locked(async () => {
       const stores = await this.open()
       const previous = stores.profiles.get(name)
       stores.profiles.set(name, {...previous, ...settings})
-      stores.credentials.set(name, {clientSecret})
+      stores.credentials.set(name, {clientSecret, ...(certPassphrase ? {certPassphrase} : {})})
       stores.tokens.set(name, token)
     })
   }

@@ -203,7 +203,8 @@ export class CommandContext {
   /** Every secret this command has handled. */
   async secrets(): Promise<string[]> {
     const session = this.opened ? await this.opened.catch(() => undefined) : undefined
-    return [this.env.GATEWAY_CLIENT_SECRET ?? '', ...this.extraSecrets, ...(session?.client.secrets() ?? [])].filter(Boolean)
+    const {environmentSecrets} = await import('../api/redact.js')
+    return [this.env.GATEWAY_CLIENT_SECRET ?? '', ...environmentSecrets(this.env), ...this.extraSecrets, ...(session?.client.secrets() ?? [])].filter(Boolean)
   }
 
   async close(): Promise<void> {

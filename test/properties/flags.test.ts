@@ -172,6 +172,11 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   // withdraw and login
   'withdraw-path': fc.oneof(fc.constantFrom('core/withdraw', 'https://example.com/withdraw', 'https://api.example.com/withdraw', '/with draw', '/core withdraw', '/withdraw?x=1', '/core/withdraw?x=1', '/withdraw#x', '/core/withdraw#x', '/core/../withdraw', ''), control, junk),
   'client-id': fc.oneof(fc.constantFrom('', ' ', '\t'), tainted.filter((value) => /[\u0000-\u001f\u007f]/.test(value))),
+  // login: a client certificate, its key, a .p12 and a CA file that are not there
+  cert: wrongPath,
+  key: wrongPath,
+  p12: wrongPath,
+  'ca-file': wrongPath,
   // global
   'base-url': wrongUrl.filter((url) => !/^https:\/\/(localhost|hooks\.example\.com)/.test(url)),
   timeout: malformedDuration,

@@ -4,6 +4,8 @@ import {AuthError, NotFoundError, PermissionError} from '../../api/errors.js'
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import type {CommandContext} from '../../cli/context.js'
 import {ReportedError} from '../../cli/errors.js'
+import type {Session} from '../../api/profile.js'
+import {printable} from '../../output/printable.js'
 import {loginLines, loginView, type LoginView} from '../../render/auth.js'
 
 /** A transaction id no record has: looking it up costs the gateway nothing and tells whether the token works. */
@@ -37,8 +39,8 @@ export async function authStatus(options: AuthStatusOptions, ctx: CommandContext
       })
       token = await session.client.accessToken()
     }
-    const view = loginView(session.profile, token, true)
-    if (!ctx.globals.json) for (const line of loginLines(view, ctx.paint)) ctx.out(line)
+    const view: LoginView & NetworkView = {...loginView(session.profile, token, true), ...(await networkView(session))}
+    if (!ctx.globals.json) for (const line of [...loginLines(view, ctx.paint), ...networkLines(view)]) ctx.out(line)
     return view
   } catch (error) {
     if (!(error instanceof AuthError) || !cached) throw error
@@ -49,6 +51,35 @@ export async function authStatus(options: AuthStatusOptions, ctx: CommandContext
       {lines: loginLines(view, ctx.paint), json: {...view}},
     )
   }
+}
+
+/** The way to the gateway: the proxy (or why none), the CA file and the client certificate. */
+interface NetworkView {
+  proxy: string | null
+  proxyFrom?: string
+  direct?: string
+  caFile?: string
+  clientCertificate?: string
+}
+
+async function networkView(session: Session): Promise<NetworkView> {
+  const route = await session.client.route()
+  const {tls} = session
+  const certificate = tls.p12 ?? (tls.cert ? `${tls.cert} (key ${tls.key ?? 'missing'})` : undefined)
+  return {
+    proxy: route.proxy ?? null,
+    ...(route.proxyVariable ? {proxyFrom: route.proxyVariable} : {}),
+    ...(route.direct ? {direct: route.direct} : {}),
+    ...(tls.caFile ? {caFile: tls.caFile} : {}),
+    ...(certificate ? {clientCertificate: certificate} : {}),
+  }
+}
+
+function networkLines(view: NetworkView): string[] {
+  const lines = [`  Proxy:     ${view.proxy ? `${printable(view.proxy)} (from ${view.proxyFrom})` : `none (${view.direct})`}`]
+  if (view.caFile) lines.push(`  CA file:   ${printable(view.caFile)}`)
+  if (view.clientCertificate) lines.push(`  Client certificate: ${printable(view.clientCertificate)}`)
+  return lines
 }
 
 async function allProfiles(ctx: CommandContext): Promise<ProfileRow[]> {
