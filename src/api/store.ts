@@ -125,11 +125,15 @@ export class ProfileStore {
   /** Runs fn while no other process changes the store; what a killed writer left behind is swept first. */
   async locked<T>(fn: () => Promise<T>): Promise<T> {
     const dir = this.writable()
-    return withFileLock(join(dir, '.lock'), async () => {
-      // Under the lock no write is under way: every temporary file is a leftover.
-      this.sweep(0)
-      return fn()
-    })
+    return withFileLock(
+      join(dir, '.lock'),
+      async () => {
+        // Under the lock no write is under way: every temporary file is a leftover.
+        this.sweep(0)
+        return fn()
+      },
+      {what: `the config folder (${join(dir, '.lock')})`},
+    )
   }
 
   /**
