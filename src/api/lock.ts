@@ -1,7 +1,7 @@
 import {randomUUID} from 'node:crypto'
 import {constants, lstatSync, promises as fsp, readFileSync, readlinkSync, unlinkSync} from 'node:fs'
 import {createConnection, createServer, type Server, type Socket} from 'node:net'
-import {basename} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 
 import {UnavailableError} from './errors.js'
 import {FolderError} from './folder.js'
@@ -11,7 +11,8 @@ import {FolderError} from './folder.js'
  * containers on one volume), that is never taken from a holder that may be alive, however long it
  * is paused (Ctrl-Z, SIGSTOP, a suspended VM) and whatever PID namespace it runs in.
  *
- * The lock is a Unix domain socket listening at the lock's path. The kernel keeps it while its
+ * The lock is a Unix domain socket listening at the lock's path (made under a name of its own, then
+ * hard-linked to the lock's name, which fails when the name is taken). The kernel keeps it while its
  * holder lives, stopped or not (a connection is still accepted), and refuses connections the moment
  * the holder dies: a refused connection is the only proof of death accepted, and it holds across
  * PID namespaces over a shared folder. A holder answers each connection with its pid, command and
@@ -29,8 +30,8 @@ import {FolderError} from './folder.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The longest socket path Linux and macOS take (sun_path, less its closing NUL). */
-const MAX_SOCKET_PATH = 103
+/** The longest socket path Linux takes (sun_path, less its closing NUL). */
+const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103
 
 /** Who holds a lock, as it says or as its file says. */
 export interface LockHolder {
@@ -163,9 +164,16 @@ function probe(path: string, answerMs = 500): Promise<Probe> {
 /** A lock this process holds. */
 interface Held {
   path: string
+  /** The path's file as this lock made it: inode and change time (an inode number may be reused). */
   ino: number
+  ctimeMs: number
   server?: Server
+  /** What the socket answers who connects: proves the path is still this lock's. */
+  token?: string
 }
+
+/** Where a socket lock's holder writes who it is, for waiters when it cannot answer (stopped). */
+const infoPath = (path: string) => `${path}.holder`
 
 /** Locks held, released by their owner at exit too (the kernel releases a socket's, the path stays). */
 const holding = new Set<Held>()
@@ -184,7 +192,8 @@ function remember(held: Held): void {
 /** Removes the lock's path only when it is still this lock's inode. */
 function unlinkIfOwn(held: Held): void {
   try {
-    if (lstatSync(held.path).ino === held.ino) unlinkSync(held.path)
+    const now = lstatSync(held.path)
+    if (now.ino === held.ino && now.ctimeMs === held.ctimeMs && now.isSocket() === (held.server !== undefined)) unlinkSync(held.path)
   } catch {
     // Already gone.
   }
@@ -192,9 +201,22 @@ function unlinkIfOwn(held: Held): void {
 
 async function release(held: Held): Promise<void> {
   holding.delete(held)
-  // Unlinked while still listening: nobody can take the path for a dead holder's in between.
-  unlinkIfOwn(held)
-  if (held.server) await new Promise<void>((resolve) => held.server!.close(() => resolve()))
+  // Its note of who holds it first, while the lock is still held (the next holder writes its own).
+  if (held.server) await fsp.rm(infoPath(held.path), {force: true}).catch(() => undefined)
+  // Unlinked while still listening: nobody can take the path for a dead holder's in between. A
+  // socket is asked first whether it is this one (an inode number may be reused within a tick).
+  if (!held.server) unlinkIfOwn(held)
+  else {
+    const seen = await probe(held.path, 2000)
+    if (seen.state === 'alive' && (seen.holder as {token?: string}).token === held.token) unlinkIfOwn(held)
+  }
+  if (held.server) closeServer(held.server)
+}
+
+/** Stops listening at once: the connections of waiters asking who holds it are cut too. */
+function closeServer(server: Server): void {
+  for (const socket of (server as Server & {open?: Set<Socket>}).open ?? []) socket.destroy()
+  server.close()
 }
 
 /** Paths where a socket could not be made: the file lock is used there. */
@@ -211,9 +233,7 @@ function listen(path: string, info: Record<string, unknown>): Promise<Server | '
     socket.unref()
     socket.end(line)
   })
-  server.on('close', () => {
-    for (const socket of open) socket.destroy()
-  })
+  ;(server as Server & {open?: Set<Socket>}).open = open
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve('in-use') : reject(error)))
     let mask: number | undefined
@@ -237,15 +257,18 @@ function listen(path: string, info: Record<string, unknown>): Promise<Server | '
 
 /**
  * Holds a socket at `path`, or answers why not: 'in-use' (a holder, or what seems one), or
- * 'no-socket' (none can be made here). The path is checked to be the socket just made (another
- * process may have taken a dead holder's path between this one's bind and listen).
+ * 'no-socket' (none can be made here). The socket listens under a name of its own first and is then
+ * hard-linked to the lock's name, which fails when the name is taken: the lock never appears before
+ * it listens (so it is never seen refusing while its holder lives), and closing it never removes
+ * the lock's name (libuv unlinks the name a socket was bound to when it closes).
  */
 async function holdSocket(path: string): Promise<Held | 'in-use' | 'no-socket'> {
-  if (noSockets.has(path) || Buffer.byteLength(path) > MAX_SOCKET_PATH) return 'no-socket'
+  const bound = join(dirname(path), `${basename(path)}.${randomUUID().slice(0, 8)}`)
+  if (noSockets.has(path) || Buffer.byteLength(bound) > MAX_SOCKET_PATH) return 'no-socket'
   const token = randomUUID()
   let server: Server | 'in-use'
   try {
-    server = await listen(path, {pid: process.pid, command: commandLine(), since: new Date().toISOString(), token})
+    server = await listen(bound, {pid: process.pid, command: commandLine(), since: new Date().toISOString(), token})
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOSPC' || code === 'EDQUOT') throw unwritable(path, error)
@@ -254,14 +277,30 @@ async function holdSocket(path: string): Promise<Held | 'in-use' | 'no-socket'> 
     return 'no-socket'
   }
   if (server === 'in-use') return 'in-use'
-  const seen = await probe(path, 2000)
-  if (seen.state !== 'alive' || (seen.holder as {token?: string}).token !== token) {
-    // Not ours at the path: let go of it without touching the path.
-    await new Promise<void>((resolve) => (server as Server).close(() => resolve()))
-    return 'in-use'
+  try {
+    await fsp.link(bound, path)
+  } catch (error) {
+    closeServer(server)
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return 'in-use'
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw unwritable(path, error)
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EXDEV' || code === 'EMLINK') {
+      noSockets.add(path)
+      return 'no-socket'
+    }
+    throw error
+  } finally {
+    await fsp.rm(bound, {force: true}).catch(() => undefined)
   }
-  const held: Held = {path, ino: (await fsp.lstat(path)).ino, server}
+  const made = await fsp.lstat(path)
+  const held: Held = {path, ino: made.ino, ctimeMs: made.ctimeMs, server, token}
   remember(held)
+  // Who holds it, for a waiter when this process is stopped and cannot answer: naming only, never
+  // a proof of anything, so a disk too full for it is no reason to fail.
+  const note = JSON.stringify({pid: process.pid, command: commandLine(), since: new Date().toISOString(), ino: made.ino})
+  await fsp.writeFile(infoPath(path), note, {mode: 0o600, flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK}).catch(async () => {
+    await fsp.rm(infoPath(path), {force: true}).catch(() => undefined)
+  })
   return held
 }
 
@@ -311,7 +350,8 @@ async function holdFile(path: string): Promise<Held | 'in-use'> {
   } finally {
     await fsp.rm(own, {force: true})
   }
-  const held: Held = {path, ino: (await fsp.lstat(path)).ino}
+  const made = await fsp.lstat(path)
+  const held: Held = {path, ino: made.ino, ctimeMs: made.ctimeMs}
   remember(held)
   return held
 }
@@ -337,6 +377,22 @@ async function readFileLock(path: string): Promise<{holder: LockHolder; gone: bo
   return {
     holder: {pid: lock.pid, command: lock.command, since: lock.since, manual: !provable},
     gone: provable && lock.pid !== process.pid && !isAlive(lock.pid!),
+  }
+}
+
+/** What the holder of the socket `ino` wrote of itself, when it cannot answer. */
+async function noteOf(path: string, ino: number): Promise<LockHolder> {
+  try {
+    const text = await fsp.readFile(infoPath(path), {encoding: 'utf8', flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK})
+    const note = JSON.parse(text) as {pid?: unknown; command?: unknown; since?: unknown; ino?: unknown}
+    if (note.ino !== ino) return {}
+    return {
+      pid: typeof note.pid === 'number' ? note.pid : undefined,
+      command: typeof note.command === 'string' ? note.command : undefined,
+      since: typeof note.since === 'string' ? note.since : undefined,
+    }
+  } catch {
+    return {}
   }
 }
 
@@ -387,7 +443,8 @@ async function attempt(path: string): Promise<Held | {busy: LockHolder | undefin
   if (info.isSocket()) {
     const seen = await probe(path)
     if (seen.state === 'dead') await breakSocket(path, info.ino)
-    return {busy: seen.state === 'alive' ? seen.holder : undefined}
+    if (seen.state !== 'alive') return {busy: undefined}
+    return {busy: seen.holder.pid === undefined ? {...(await noteOf(path, info.ino)), silent: true} : seen.holder}
   }
   if (info.isFile()) {
     const file = await readFileLock(path)
