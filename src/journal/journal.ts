@@ -18,9 +18,12 @@ export const JOURNAL_FILE = 'journal.jsonl'
 export const LOCK_FILE = 'journal.lock'
 /**
  * What the repeat guard must remember of every archived request with an external code, one line
- * each, appended at each rotation and never rotated away (see IndexRecord).
+ * each, appended at each rotation and never rotated away (see IndexRecord): in 16 files by the
+ * first hex digit of the code's SHA-256, `journal-index-<digit>.jsonl`, so that a command looking
+ * for its code reads a sixteenth of a year's entries.
  */
-export const INDEX_FILE = 'journal-index.jsonl'
+export const INDEX_SHARDS = '0123456789abcdef'.split('')
+export const indexFile = (code: string) => `journal-index-${createHash('sha256').update(code).digest('hex')[0]}.jsonl`
 /** Past this size, the next append first rotates the file: settled entries go to an archive, pending ones stay. */
 export const DEFAULT_MAX_BYTES = 1 << 20
 /** Archives kept after a rotation; older ones are removed. */
@@ -222,7 +225,8 @@ const queues = new Map<string, Promise<unknown>>()
 export class Journal {
   readonly dir: string
   readonly path: string
-  readonly indexPath: string
+  /** The index files, one per shard. */
+  readonly indexPaths: readonly string[]
   private readonly maxBytes: number
   private readonly archives: number
   private readonly lockWaitMs: number
@@ -231,7 +235,7 @@ export class Journal {
   constructor(dir: string, options: JournalOptions = {}) {
     this.dir = dir
     this.path = join(dir, JOURNAL_FILE)
-    this.indexPath = join(dir, INDEX_FILE)
+    this.indexPaths = INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.archives = options.archives ?? DEFAULT_ARCHIVES
     this.lockWaitMs = options.lockWaitMs ?? 30_000
@@ -349,7 +353,7 @@ export class Journal {
     // before they leave the journal: a crash at any step leaves each in the journal or the index.
     await this.indexArchives()
     const remembered = entries.flatMap((entry) => (entry.state === 'pending' ? [] : [indexRecordOf(entry)].filter((line) => line !== undefined)))
-    if (remembered.length > 0) await appendWhole(this.indexPath, remembered.map((line) => `${JSON.stringify(line)}\n`).join(''), true)
+    await this.appendIndex(remembered)
     const aside = `${this.path}.${process.pid}.tmp`
     await rm(aside, {force: true})
     try {
@@ -375,20 +379,37 @@ export class Journal {
    * once, before the first rotation that would start pruning them.
    */
   private async indexArchives(): Promise<void> {
-    const exists = await lstat(this.indexPath).then(
+    // Shard 0 is made at the first rotation, lines or not: it marks the index as begun.
+    const exists = await lstat(this.indexPaths[0]).then(
       () => true,
       () => false,
     )
     if (exists) return
-    const lines: string[] = []
+    const lines: IndexRecord[] = []
     for (const name of await this.archiveFiles()) {
       const text = (await readNoFollow(join(this.dir, name))) ?? ''
       for (const entry of foldEntries(parseRecords(text))) {
         const line = indexRecordOf(entry)
-        if (line) lines.push(`${JSON.stringify(line)}\n`)
+        if (line) lines.push(line)
       }
     }
-    await appendWhole(this.indexPath, lines.join(''), true)
+    await this.appendIndex(lines)
+    await appendWhole(this.indexPaths[0], '', true)
+  }
+
+  /** The index file of an external code. */
+  indexPathOf(code: string): string {
+    return join(this.dir, indexFile(code))
+  }
+
+  /** Appends index lines, each to its code's file, on disk before this returns. */
+  private async appendIndex(lines: readonly IndexRecord[]): Promise<void> {
+    const byFile = new Map<string, string[]>()
+    for (const line of lines) {
+      const path = this.indexPathOf(line.c)
+      byFile.set(path, [...(byFile.get(path) ?? []), `${JSON.stringify(line)}\n`])
+    }
+    for (const [path, text] of byFile) await appendWhole(path, text.join(''), true)
   }
 
   /** The archive files, oldest first. */
@@ -439,7 +460,7 @@ export async function appendWhole(path: string, line: string, durable: boolean):
     size = (await handle.stat()).size
     // A line cut short by a crash must not swallow the next one.
     let text = line
-    if (size > 0) {
+    if (size > 0 && line !== '') {
       const last = Buffer.alloc(1)
       const {bytesRead} = await handle.read(last, 0, 1, size - 1)
       if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`

@@ -14,8 +14,8 @@ export {canonical}
  *   - a charge (`tx create`) only when its fields equal the earlier request's (a new charge for the
  *     same order, after the first expired, is common).
  * Requests without an external code are not compared (the same amount to the same key may well be
- * meant again). What the journal rotated away is in its index (journal-index.jsonl), which is never
- * rotated: a repeat refused before a rotation is refused after it.
+ * meant again). What the journal rotated away is in its index (journal-index-<digit>.jsonl), which
+ * is never rotated: a repeat refused before a rotation is refused after it.
  */
 
 /** What the journal knows of the earlier request. */
@@ -115,7 +115,7 @@ const sentOfIndex = (line: IndexRecord): Sent => ({
 /** Above this many codes at once, the whole index is read into memory (and kept, read on incrementally). */
 const SEARCHED = 32
 
-/** The whole archived index, read once by a process that checks many codes (a batch). */
+/** Index files read whole by a process that checks many codes (a batch), and how far. */
 const archived = new Map<string, {ino: number; offset: number; byCode: Map<string, Sent[]>}>()
 
 /** The lines of `text` (whole lines only) as index records. */
@@ -131,66 +131,72 @@ function indexLines(text: string, into: (line: IndexRecord) => void): void {
   }
 }
 
+/** Reads `length` bytes of an open file from `start`. */
+async function readRange(handle: Awaited<ReturnType<typeof openRegular>>, start: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length)
+  let read = 0
+  while (read < length) {
+    const {bytesRead} = await handle.read(buffer, read, length - read, start + read)
+    if (bytesRead === 0) break
+    read += bytesRead
+  }
+  return buffer.subarray(0, read)
+}
+
 /**
- * The archived requests of these external codes, from the journal's index: for a few codes, the
- * file is searched for each code's lines (`{"c":<code>,`) and only those are parsed, which keeps a
- * single command's look cheap with a year of entries; for many, it is read whole once.
+ * The archived requests of `codes` in one index file: for a few codes, the file is searched for each
+ * code's lines (`{"c":<code>,`) and only those are parsed; for many, it is read whole once and kept.
  */
-async function archivedSent(journal: Journal, codes: readonly string[]): Promise<Map<string, Sent[]>> {
-  const found = new Map<string, Sent[]>()
+async function searchIndexFile(path: string, codes: readonly string[], many: boolean, found: Map<string, Sent[]>): Promise<void> {
   let handle
   try {
-    handle = await openRegular(journal.indexPath, constants.O_RDONLY)
+    handle = await openRegular(path, constants.O_RDONLY)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return found
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw error
   }
+  const add = (line: IndexRecord) => found.set(line.c, [...(found.get(line.c) ?? []), sentOfIndex(line)])
   try {
     const {ino, size} = await handle.stat()
-    const kept = archived.get(journal.indexPath)
-    if (codes.length <= SEARCHED && !(kept && kept.ino === ino)) {
-      const buffer = Buffer.allocUnsafe(size)
-      let read = 0
-      while (read < size) {
-        const {bytesRead} = await handle.read(buffer, read, size - read, read)
-        if (bytesRead === 0) break
-        read += bytesRead
-      }
-      const text = buffer.subarray(0, read)
-      for (const code of new Set(codes)) {
+    const kept = archived.get(path)
+    if (!many && !(kept && kept.ino === ino)) {
+      const text = await readRange(handle, 0, size)
+      for (const code of codes) {
         const needle = Buffer.from(`{"c":${JSON.stringify(code)},`)
         for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
           if (at > 0 && text[at - 1] !== 0x0a) continue
           const end = text.indexOf(0x0a, at)
           if (end === -1) break
-          indexLines(text.subarray(at, end).toString('utf8'), (line) => found.set(line.c, [...(found.get(line.c) ?? []), sentOfIndex(line)]))
+          indexLines(text.subarray(at, end).toString('utf8'), add)
         }
       }
-      return found
+      return
     }
-    let whole = kept && kept.ino === ino && kept.offset <= size ? kept : {ino, offset: 0, byCode: new Map<string, Sent[]>()}
+    const whole = kept && kept.ino === ino && kept.offset <= size ? kept : {ino, offset: 0, byCode: new Map<string, Sent[]>()}
     if (whole.offset < size) {
-      const buffer = Buffer.allocUnsafe(size - whole.offset)
-      let read = 0
-      while (read < buffer.length) {
-        const {bytesRead} = await handle.read(buffer, read, buffer.length - read, whole.offset + read)
-        if (bytesRead === 0) break
-        read += bytesRead
-      }
-      const end = buffer.lastIndexOf(0x0a, read - 1) + 1
-      const byCode = whole.byCode
-      indexLines(buffer.subarray(0, end).toString('utf8'), (line) => byCode.set(line.c, [...(byCode.get(line.c) ?? []), sentOfIndex(line)]))
-      whole = {ino, offset: whole.offset + end, byCode}
-      archived.set(journal.indexPath, whole)
+      const buffer = await readRange(handle, whole.offset, size - whole.offset)
+      const end = buffer.lastIndexOf(0x0a) + 1
+      indexLines(buffer.subarray(0, end).toString('utf8'), (line) => whole.byCode.set(line.c, [...(whole.byCode.get(line.c) ?? []), sentOfIndex(line)]))
+      whole.offset += end
+      archived.set(path, whole)
     }
-    for (const code of codes) {
-      const sent = whole.byCode.get(code)
-      if (sent) found.set(code, sent)
-    }
-    return found
+    for (const code of codes) for (const sent of whole.byCode.get(code) ?? []) found.set(code, [...(found.get(code) ?? []), sent])
   } finally {
     await handle.close()
   }
+}
+
+/** The archived requests of these external codes, from the journal's index: only their codes' files are read. */
+async function archivedSent(journal: Journal, codes: readonly string[]): Promise<Map<string, Sent[]>> {
+  const found = new Map<string, Sent[]>()
+  const byFile = new Map<string, string[]>()
+  for (const code of new Set(codes)) {
+    const path = journal.indexPathOf(code)
+    byFile.set(path, [...(byFile.get(path) ?? []), code])
+  }
+  const many = codes.length > SEARCHED
+  for (const [path, inFile] of byFile) await searchIndexFile(path, inFile, many, found)
+  return found
 }
 
 /** Who a request goes to and as whom: the gateway and the client id (else the profile). */

@@ -3,7 +3,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {INDEX_FILE} from '../../src/journal/journal.js'
+import {indexFile} from '../../src/journal/journal.js'
 import {payoutCsv, payouts, sandboxWithdrawals} from '../helpers/batch.js'
 import {runCommand, type RunOptions} from '../helpers/context.js'
 import {stats} from '../helpers/sandbox.js'
@@ -94,7 +94,7 @@ describe('the repeat guard, end to end', () => {
     // The first payout's entry is in no file the journal keeps now, only in its index.
     const kept = ['journal.jsonl', ...archives].map((name) => readFileSync(join(world.config.dir, name), 'utf8')).join('')
     expect(kept).not.toContain('rotated-0001')
-    expect(readFileSync(join(world.config.dir, INDEX_FILE), 'utf8')).toContain('"c":"rotated-0001"')
+    expect(readFileSync(join(world.config.dir, indexFile('rotated-0001')), 'utf8')).toContain('"c":"rotated-0001"')
     const again = await cli(withdraw('rotated-0001', '1234'), small)
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('external code rotated-0001: a withdrawal with this external code was sent')
