@@ -84,6 +84,19 @@ describe('withFileLock', () => {
     expect(existsSync(path)).toBe(false)
   })
 
+  it('a remover that died while removing a dead holder\'s lock leaves nothing that blocks the next one', async () => {
+    const path = lockPath()
+    // Both the lock and its remover's lock (`.break`) left by processes killed while holding them.
+    for (const leftover of [`${path}.break`, path]) {
+      const child = await holder(leftover)
+      child.kill('SIGKILL')
+      await exited(child)
+      expect(lstatSync(leftover).isSocket()).toBe(true)
+    }
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+    expect(existsSync(path)).toBe(false)
+  })
+
   it('is never taken from a stopped holder: the waiter names it, says nothing was sent, and goes in once it is resumed and lets go', async () => {
     const path = lockPath()
     const child = await holder(path)
