@@ -396,19 +396,28 @@ async function noteOf(path: string, ino: number): Promise<LockHolder> {
   }
 }
 
+/** Removes the socket at `path` when it is still inode `ino` and refuses connections twice, a moment apart. */
+async function removeIfDead(path: string, ino: number): Promise<void> {
+  if ((await probe(path)).state !== 'dead') return
+  await sleep(20)
+  const after = await fsp.lstat(path).catch(() => undefined)
+  if (after?.isSocket() && after.ino === ino && (await probe(path)).state === 'dead') await fsp.unlink(path).catch(() => undefined)
+}
+
 /** Breaks a dead holder's socket: one breaker at a time, after seeing it refuse again, and only the same inode. */
 async function breakSocket(path: string, ino: number): Promise<void> {
   const breaker = `${path}.break`
   const held = await holdSocket(breaker)
-  if (held === 'no-socket') return
+  if (held === 'no-socket') {
+    // The breaker's longer name takes no socket here: the lock itself is removed when it refuses
+    // twice, the same inode both times.
+    await removeIfDead(path, ino)
+    return
+  }
   if (held === 'in-use') {
     // A breaker that died while breaking leaves its socket: removed when it refuses twice, same inode.
     const before = await fsp.lstat(breaker).catch(() => undefined)
-    if (before?.isSocket() && (await probe(breaker)).state === 'dead') {
-      await sleep(20)
-      const after = await fsp.lstat(breaker).catch(() => undefined)
-      if (after?.ino === before.ino && (await probe(breaker)).state === 'dead') await fsp.unlink(breaker).catch(() => undefined)
-    }
+    if (before?.isSocket()) await removeIfDead(breaker, before.ino)
     return
   }
   try {

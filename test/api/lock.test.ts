@@ -97,6 +97,21 @@ describe('withFileLock', () => {
     expect(existsSync(path)).toBe(false)
   })
 
+  it('a dead holder\'s lock is replaced where the path leaves room for the lock\'s socket but not its remover\'s', async () => {
+    // 85 bytes of folder: journal.lock's own socket name fits in a socket address, `.break`'s does not.
+    const base = lockPath('d')
+    const dir = `${base}${'x'.repeat(Math.max(1, 85 - base.length))}`
+    rmSync(base, {force: true})
+    spawnSync('mkdir', [dir])
+    dirs.push(dir)
+    const path = join(dir, 'journal.lock')
+    const child = await holder(path)
+    expect(lstatSync(path).isSocket()).toBe(true)
+    child.kill('SIGKILL')
+    await exited(child)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+  })
+
   it('is never taken from a stopped holder: the waiter names it, says nothing was sent, and goes in once it is resumed and lets go', async () => {
     const path = lockPath()
     const child = await holder(path)
