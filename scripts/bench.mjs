@@ -13,6 +13,8 @@
 //                checked to come exactly once and in the loop's order;
 //   cron loop    100 sequential `tx create` runs with the credentials in the environment: how long,
 //                and how many token requests the sandbox saw;
+//   guard        scripts/bench-guard.mjs: `withdraw --external-code` against a journal of 100,000
+//                entries (most in the repeat guard's index), beside an empty journal;
 //   sandbox      deposit paging under autocannon against a bare node:http server answering a static
 //                body of the same size, create throughput, and the time to seed 100,000 deposits.
 //
@@ -295,6 +297,7 @@ try {
   if (!ONLY_STARTUP) {
     await exportRuns()
     await cronLoop()
+    await (await import('./bench-guard.mjs')).guardSection({row, section, progress})
     await sandboxThroughput()
   }
 } finally {

@@ -1,5 +1,5 @@
 import {accessSync, constants, lstatSync, mkdirSync, readdirSync, statSync, type Stats} from 'node:fs'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 
 import {AuthError} from './errors.js'
 
@@ -28,6 +28,19 @@ const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
 export function checkConfigFolder(dir: string): void {
   const uid = ownUid()
   let info: Stats
+  // The folder may be reached through a symbolic link (a dotfiles setup), but only one of the
+  // user's own (or root's): another user's could be pointed elsewhere at any time.
+  let link: Stats | undefined
+  try {
+    link = lstatSync(dir.replace(/\/+$/, '') || dir)
+  } catch {
+    // Missing: see below.
+  }
+  if (link?.isSymbolicLink() && uid !== undefined && link.uid !== uid && link.uid !== 0) {
+    throw new FolderError(`the config folder ${dir} is reached through a symbolic link that belongs to another user (uid ${link.uid}): they could point it elsewhere`, {
+      hint: `Remove the link (\`rm ${quote(dir.replace(/\/+$/, ''))}\`, as its owner or root) and make the folder yours, or ${hintFor(dir)}`,
+    })
+  }
   try {
     info = statSync(dir)
   } catch (error) {
@@ -55,7 +68,25 @@ export function checkConfigFolder(dir: string): void {
   for (const name of names) checkConfigFile(join(dir, name), uid)
 }
 
-/** One file of the folder: not a symlink, the user's, not writable by group or others. */
+/** The files this program reads and writes in the folder: regular files only (a FIFO would hang a read). */
+const DATA_FILE = /^(config|credentials|tokens)\.json$|^journal(-index-[0-9a-f]|-\d{8}T\d{9}Z)?\.jsonl$|\.lock\.holder$/
+/** The lock sockets (and a lock's own bound socket, and its breaker's). */
+const LOCK_NAME = /^(journal)?\.lock(\.[0-9a-f]{8}|\.break(\.[0-9a-f]{8})?)?$/
+
+/** What kind of file a Stats is, for messages. */
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO'
+  if (info.isDirectory()) return 'a folder'
+  if (info.isSocket()) return 'a socket'
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device'
+  return 'not a regular file'
+}
+
+/**
+ * One file of the folder: not a symlink, the user's, not writable by group or others; the files
+ * this program reads and writes are regular files (a lock may be a socket), and nothing in the
+ * folder is a FIFO or a device.
+ */
 export function checkConfigFile(path: string, uid = ownUid()): void {
   let info: Stats
   try {
@@ -67,6 +98,13 @@ export function checkConfigFile(path: string, uid = ownUid()): void {
   if (info.isSymbolicLink()) {
     throw new FolderError(`${path} in the config folder is a symbolic link: it is not followed`, {
       hint: `Remove it (\`rm ${quote(path)}\`); the file is written anew in its place.`,
+    })
+  }
+  const name = basename(path)
+  const expected = LOCK_NAME.test(name) ? info.isFile() || info.isSocket() : DATA_FILE.test(name) ? info.isFile() : !(info.isFIFO() || info.isCharacterDevice() || info.isBlockDevice())
+  if (!expected) {
+    throw new FolderError(`${path} in the config folder is ${kindOf(info)}, not ${LOCK_NAME.test(name) ? 'a lock this program made' : 'a regular file'}`, {
+      hint: `Remove it (\`rm ${info.isDirectory() ? '-r ' : ''}${quote(path)}\`) once no gateway command runs; the file is written anew in its place.`,
     })
   }
   if (uid === undefined) return

@@ -24,6 +24,8 @@ export interface Session {
   profile: string
   settings?: ProfileSettings
   baseUrl: string
+  /** The client id the run authenticates with (the environment's, else the profile's), when known. */
+  clientId?: string
   store: ProfileStore
   client: GatewayClient
   /** The CA file and client certificate the client uses (paths, and whether a passphrase is given). */
@@ -65,7 +67,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         },
       )
     }
-    return {profile: options.profile, settings, baseUrl, store, client: client(memoryTokens(credentials, options.profile)), tls, credentials}
+    return {profile: options.profile, settings, baseUrl, clientId: given?.clientId, store, client: client(memoryTokens(credentials, options.profile)), tls, credentials}
   }
   const credentials = async (): Promise<Credentials | undefined> => {
     const clientId = env.GATEWAY_CLIENT_ID || settings?.clientId
@@ -73,7 +75,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const clientSecret = env.GATEWAY_CLIENT_SECRET || (settings ? await store.secret(options.profile) : undefined)
     return clientId && clientSecret ? {clientId, clientSecret} : undefined
   }
-  return {profile: options.profile, settings, baseUrl, store, client: client(store.tokenStore(options.profile, credentials)), tls, credentials}
+  const clientId = env.GATEWAY_CLIENT_ID || settings?.clientId || undefined
+  return {profile: options.profile, settings, baseUrl, clientId, store, client: client(store.tokenStore(options.profile, credentials)), tls, credentials}
 }
 
 /** A base URL as checkBaseUrl writes it, or as stored when it cannot be read so. */

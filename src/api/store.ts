@@ -73,7 +73,8 @@ export class ProfileStore {
     const path = join(this.dir, `${configName}.json`)
     let fd: number
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+      // Never blocking on a FIFO planted in its place: checked to be a regular file once open.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'ENOTDIR') return {}
@@ -81,7 +82,9 @@ export class ProfileStore {
       throw new FolderError(`cannot read ${path}: ${(error as Error).message}`, {hint: 'The config folder and its files must be readable by you (chmod u+rw).'})
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new FolderError(`${path} is not a file`)
+      if (!fstatSync(fd).isFile()) {
+        throw new FolderError(`${path} in the config folder is not a regular file`, {hint: `Remove it (\`rm -r ${path}\`); the file is written anew in its place.`})
+      }
       const value = JSON.parse(readFileSync(fd, 'utf8')) as unknown
       return value && typeof value === 'object' ? (value as Record<string, T>) : {}
     } catch (error) {
@@ -131,11 +134,15 @@ export class ProfileStore {
   /** Runs fn while no other process changes the store; what a killed writer left behind is swept first. */
   async locked<T>(fn: () => Promise<T>): Promise<T> {
     const dir = this.writable()
-    return withFileLock(join(dir, '.lock'), async () => {
-      // Under the lock no write is under way: every temporary file is a leftover.
-      this.sweep(0)
-      return fn()
-    })
+    return withFileLock(
+      join(dir, '.lock'),
+      async () => {
+        // Under the lock no write is under way: every temporary file is a leftover.
+        this.sweep(0)
+        return fn()
+      },
+      {what: `the config folder (${join(dir, '.lock')})`},
+    )
   }
 
   /**

@@ -235,7 +235,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
 
   // 2. The summary, the limits, and the operator's word.
   const session = await ctx.session()
-  if (!options.allowRepeats) await refuseRepeats(spec, prepared, {profile: session.profile, baseUrl: session.baseUrl}, ctx)
+  if (!options.allowRepeats) await refuseRepeats(spec, prepared, {profile: session.profile, baseUrl: session.baseUrl, clientId: session.clientId}, ctx)
   const maxTotal = options.maxTotal ?? spec.defaultMaxTotal
   const summary = summarize(spec, prepared, file, {...options, maxRows}, maxTotal, await spec.destination(ctx), session.profile)
   for (const line of summaryLines(spec, summary)) ctx.note(line)
@@ -267,7 +267,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
 async function refuseRepeats<B extends RowBody>(
   spec: BatchCommand<B>,
   rows: Array<PreparedRow<B>>,
-  target: {profile: string; baseUrl: string},
+  target: {profile: string; baseUrl: string; clientId?: string},
   ctx: CommandContext,
 ): Promise<void> {
   const {journalOf} = await import('../journal/journaled.js')
@@ -282,7 +282,7 @@ async function refuseRepeats<B extends RowBody>(
   const lines = problems.map(problemLine)
   throw new UsageError(lines.join('\n'), {
     messages: lines,
-    hint: `Nothing was sent. ${problems.length === 1 ? 'This row was' : 'These rows were'} sent before from a file with other content (a changed file is a new batch, with new keys), so sending ${problems.length === 1 ? 'it' : 'them'} again would move the money twice. Run the file that was sent, unchanged, to finish it; or, if ${problems.length === 1 ? 'it is' : 'they are'} meant as new ${spec.many}, give --allow-repeats.`,
+    hint: `Nothing was sent. ${problems.length === 1 ? 'This row was' : 'These rows were'} sent before under ${problems.length === 1 ? 'its' : 'their'} external code, from a file with other content (a changed file is a new batch, with new keys), so sending ${problems.length === 1 ? 'it' : 'them'} again would move the money twice. Run the file that was sent, unchanged, to finish it; or, if ${problems.length === 1 ? 'it is' : 'they are'} meant as new ${spec.many}, give --allow-repeats.`,
     body: {problems},
   })
 }

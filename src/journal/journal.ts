@@ -1,8 +1,9 @@
-import {randomUUID} from 'node:crypto'
+import {createHash, randomUUID} from 'node:crypto'
 import {constants, mkdirSync} from 'node:fs'
-import {link, open, readdir, rename, rm, stat} from 'node:fs/promises'
+import {link, lstat, open, readdir, rename, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
+import {FolderError} from '../api/folder.js'
 import {withFileLock} from '../api/lock.js'
 
 /**
@@ -14,7 +15,15 @@ import {withFileLock} from '../api/lock.js'
  */
 
 export const JOURNAL_FILE = 'journal.jsonl'
-const LOCK_FILE = 'journal.lock'
+export const LOCK_FILE = 'journal.lock'
+/**
+ * What the repeat guard must remember of every archived request with an external code, one line
+ * each, appended at each rotation and never rotated away (see IndexRecord): in 16 files by the
+ * first hex digit of the code's SHA-256, `journal-index-<digit>.jsonl`, so that a command looking
+ * for its code reads a sixteenth of a year's entries.
+ */
+export const INDEX_SHARDS = '0123456789abcdef'.split('')
+export const indexFile = (code: string) => `journal-index-${createHash('sha256').update(code).digest('hex')[0]}.jsonl`
 /** Past this size, the next append first rotates the file: settled entries go to an archive, pending ones stay. */
 export const DEFAULT_MAX_BYTES = 1 << 20
 /** Archives kept after a rotation; older ones are removed. */
@@ -57,6 +66,72 @@ export interface RequestRecord extends JournalSpec {
   at: string
   profile: string
   baseUrl: string
+  /** The client id the request was sent with: one client of one gateway, whatever the profile's name. */
+  clientId?: string
+}
+
+/**
+ * One archived request with an external code, as the repeat guard compares it: its code first (the
+ * guard finds a code's lines by searching for `{"c":<code>,`), the gateway, the client id (or the
+ * profile, for a request written before client ids were), the command family, the hash of its
+ * fields (all but the key), the masked key, when, the idempotency key, the amount, its state.
+ */
+export interface IndexRecord {
+  c: string
+  g: string
+  i: string
+  f: string
+  h: string
+  k?: string
+  at: string
+  key: string
+  amount: number
+  s: EntryState
+  e: string
+}
+
+/** JSON with object keys sorted at every depth: two bodies that mean the same compare equal. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>
+    const keys = Object.keys(object)
+      .filter((key) => object[key] !== undefined)
+      .sort()
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** The hash of a request body's fields, all but its idempotency key: equal for the same request. */
+export function fieldsHash(body: Record<string, unknown>): string {
+  const {idempotencyKey: _key, ...rest} = body
+  return createHash('sha256').update(canonical(rest)).digest('hex').slice(0, 32)
+}
+
+/** The command a journal entry belongs to, whether sent singly or in a batch: "withdraw". */
+export const family = (command: string) => command.replace(/ --batch$/, '')
+
+/** Who sent a request: its client id, or for a record written before client ids were kept, its profile. */
+export const senderOf = (record: {clientId?: string; profile: string}) => (record.clientId ? `client:${record.clientId}` : `profile:${record.profile}`)
+
+/** The index line of a request with an external code, or undefined. */
+export function indexRecordOf(entry: RequestRecord & {state: EntryState}): IndexRecord | undefined {
+  const code = entry.request?.body?.externalCode
+  if (typeof code !== 'string') return undefined
+  return {
+    c: code,
+    g: entry.baseUrl,
+    i: senderOf(entry),
+    f: family(entry.command),
+    h: fieldsHash(entry.request.body),
+    ...(entry.destination === undefined ? {} : {k: entry.destination}),
+    at: entry.at,
+    key: entry.idempotencyKey,
+    amount: entry.amount,
+    s: entry.state,
+    e: entry.entry,
+  }
 }
 
 export interface OutcomeRecord {
@@ -89,6 +164,10 @@ export interface JournalEntry extends RequestRecord {
 export interface JournalOptions {
   maxBytes?: number
   archives?: number
+  /** How long to wait for another process holding the journal (default 30 s): then exit 7, nothing sent. */
+  lockWaitMs?: number
+  /** Told who holds the journal when a command has to wait for it. */
+  onWait?: (line: string) => void
 }
 
 /** Masks a PIX key or a document as the gateway masks documents: all but the last four characters become `*`. */
@@ -146,14 +225,21 @@ const queues = new Map<string, Promise<unknown>>()
 export class Journal {
   readonly dir: string
   readonly path: string
+  /** The index files, one per shard. */
+  readonly indexPaths: readonly string[]
   private readonly maxBytes: number
   private readonly archives: number
+  private readonly lockWaitMs: number
+  private readonly onWait?: (line: string) => void
 
   constructor(dir: string, options: JournalOptions = {}) {
     this.dir = dir
     this.path = join(dir, JOURNAL_FILE)
+    this.indexPaths = INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.archives = options.archives ?? DEFAULT_ARCHIVES
+    this.lockWaitMs = options.lockWaitMs ?? 30_000
+    this.onWait = options.onWait
   }
 
   static newEntryId(): string {
@@ -180,22 +266,7 @@ export class Journal {
   async appendHeld(record: JournalRecord, options: {durable?: boolean} = {}): Promise<void> {
     const line = `${JSON.stringify(record)}\n`
     await this.rotateIfNeeded()
-    // Never through a symlink planted in the journal's place.
-    const handle = await open(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
-    try {
-      // A line cut short by a crash must not swallow the next one.
-      const {size} = await handle.stat()
-      let text = line
-      if (size > 0) {
-        const last = Buffer.alloc(1)
-        const {bytesRead} = await handle.read(last, 0, 1, size - 1)
-        if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`
-      }
-      await handle.appendFile(text, 'utf8')
-      if (options.durable) await handle.datasync()
-    } finally {
-      await handle.close()
-    }
+    await appendWhole(this.path, line, options.durable ?? false)
   }
 
   /**
@@ -205,7 +276,7 @@ export class Journal {
   async readFrom(from: {ino: number; offset: number} | undefined): Promise<{ino: number; offset: number; reset: boolean; records: JournalRecord[]}> {
     let handle
     try {
-      handle = await open(this.path, constants.O_RDONLY | constants.O_NOFOLLOW)
+      handle = await openRegular(this.path, constants.O_RDONLY)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ino: 0, offset: 0, reset: from !== undefined && from.offset > 0, records: []}
       throw error
@@ -240,8 +311,8 @@ export class Journal {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const previous = queues.get(this.path) ?? Promise.resolve()
     const run = previous.then(
-      () => withFileLock(join(this.dir, LOCK_FILE), fn, {waitMs: 30_000}),
-      () => withFileLock(join(this.dir, LOCK_FILE), fn, {waitMs: 30_000}),
+      () => this.underLock(fn),
+      () => this.underLock(fn),
     )
     const tail = run.catch(() => undefined)
     queues.set(this.path, tail)
@@ -252,6 +323,10 @@ export class Journal {
     }
   }
 
+  private underLock<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.dir, LOCK_FILE), fn, {waitMs: this.lockWaitMs, what: `the journal (${join(this.dir, LOCK_FILE)})`, onWait: this.onWait})
+  }
+
   /**
    * Past the size limit: the settled entries go to an archive (journal-<time>.jsonl) and the pending
    * ones, with their last outcome, start the new file. The new file is written aside and renamed
@@ -259,13 +334,14 @@ export class Journal {
    * pending entry in journal.jsonl.
    */
   private async rotateIfNeeded(): Promise<void> {
-    const size = await stat(this.path).then(
+    const size = await lstat(this.path).then(
       (info) => info.size,
       () => 0,
     )
     if (size < this.maxBytes) return
     const text = (await readNoFollow(this.path)) ?? ''
-    const pending = foldEntries(parseRecords(text)).filter((entry) => entry.state === 'pending')
+    const entries = foldEntries(parseRecords(text))
+    const pending = entries.filter((entry) => entry.state === 'pending')
     const lines = pending.flatMap(({state: _state, outcome, outcomes: _outcomes, ...request}) => [
       JSON.stringify(request),
       ...(outcome ? [JSON.stringify(outcome)] : []),
@@ -273,19 +349,67 @@ export class Journal {
     const kept = lines.length > 0 ? `${lines.join('\n')}\n` : ''
     // Unless at least half the file is settled history, rotating would free little: keep appending.
     if (Buffer.byteLength(kept) > size / 2) return
+    // What the repeat guard must remember of the settled entries goes to the index first, on disk
+    // before they leave the journal: a crash at any step leaves each in the journal or the index.
+    await this.indexArchives()
+    const remembered = entries.flatMap((entry) => (entry.state === 'pending' ? [] : [indexRecordOf(entry)].filter((line) => line !== undefined)))
+    await this.appendIndex(remembered)
     const aside = `${this.path}.${process.pid}.tmp`
     await rm(aside, {force: true})
-    const handle = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
     try {
-      await handle.writeFile(kept, 'utf8')
-      await handle.datasync()
-    } finally {
-      await handle.close()
+      const handle = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+      try {
+        await handle.writeFile(kept, 'utf8')
+        await handle.datasync()
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      await rm(aside, {force: true})
+      throw error
     }
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '')
     await link(this.path, join(this.dir, `journal-${stamp}.jsonl`))
     await rename(aside, this.path)
     await this.pruneArchives()
+  }
+
+  /**
+   * Archives written before the index was kept (an older version of this program) are read into it
+   * once, before the first rotation that would start pruning them.
+   */
+  private async indexArchives(): Promise<void> {
+    // Shard 0 is made at the first rotation, lines or not: it marks the index as begun.
+    const exists = await lstat(this.indexPaths[0]).then(
+      () => true,
+      () => false,
+    )
+    if (exists) return
+    const lines: IndexRecord[] = []
+    for (const name of await this.archiveFiles()) {
+      const text = (await readNoFollow(join(this.dir, name))) ?? ''
+      for (const entry of foldEntries(parseRecords(text))) {
+        const line = indexRecordOf(entry)
+        if (line) lines.push(line)
+      }
+    }
+    await this.appendIndex(lines)
+    await appendWhole(this.indexPaths[0], '', true)
+  }
+
+  /** The index file of an external code. */
+  indexPathOf(code: string): string {
+    return join(this.dir, indexFile(code))
+  }
+
+  /** Appends index lines, each to its code's file, on disk before this returns. */
+  private async appendIndex(lines: readonly IndexRecord[]): Promise<void> {
+    const byFile = new Map<string, string[]>()
+    for (const line of lines) {
+      const path = this.indexPathOf(line.c)
+      byFile.set(path, [...(byFile.get(path) ?? []), `${JSON.stringify(line)}\n`])
+    }
+    for (const [path, text] of byFile) await appendWhole(path, text.join(''), true)
   }
 
   /** The archive files, oldest first. */
@@ -300,11 +424,62 @@ export class Journal {
   }
 }
 
+/**
+ * Opens a file of the config folder: never through a symlink, never blocking on a FIFO planted in
+ * its place (O_NONBLOCK), and only when it is a regular file (checked on the handle): else exit 3
+ * naming the path.
+ */
+export async function openRegular(path: string, flags: number, mode?: number) {
+  const handle = await open(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, mode)
+  const info = await handle.stat()
+  if (!info.isFile()) {
+    await handle.close()
+    throw new FolderError(`${path} in the config folder is not a regular file (${info.isFIFO() ? 'a FIFO' : 'another kind of file'})`, {
+      hint: `Remove it (\`rm ${path}\`): the file is written anew in its place.`,
+    })
+  }
+  return handle
+}
+
+/**
+ * Appends text to a file of the config folder as a whole: a line cut short by an earlier crash is
+ * ended first, and a write that fails (a full disk) is taken back, leaving the file as it was.
+ */
+export async function appendWhole(path: string, line: string, durable: boolean): Promise<void> {
+  let handle
+  try {
+    handle = await openRegular(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      throw new FolderError(`${path} in the config folder is a folder, not a file`, {hint: `Move it away (\`mv ${path} ${path}.old\`).`})
+    }
+    throw error
+  }
+  let size = 0
+  try {
+    size = (await handle.stat()).size
+    // A line cut short by a crash must not swallow the next one.
+    let text = line
+    if (size > 0 && line !== '') {
+      const last = Buffer.alloc(1)
+      const {bytesRead} = await handle.read(last, 0, 1, size - 1)
+      if (bytesRead === 1 && last[0] !== 0x0a) text = `\n${line}`
+    }
+    await handle.appendFile(text, 'utf8')
+    if (durable) await handle.datasync()
+  } catch (error) {
+    await handle.truncate(size).catch(() => undefined)
+    throw error
+  } finally {
+    await handle.close()
+  }
+}
+
 /** A file's text, opened without following a symlink; undefined when there is no such file. */
 export async function readNoFollow(path: string): Promise<string | undefined> {
   let handle
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    handle = await openRegular(path, constants.O_RDONLY)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error

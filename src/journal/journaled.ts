@@ -8,14 +8,20 @@ export type {JournalSpec}
 
 /**
  * The journal of the context's config folder, once the folder is checked (the user's alone).
- * GATEWAY_JOURNAL_MAX_BYTES moves the rotation size. Without a config folder at all, exit 3:
+ * GATEWAY_JOURNAL_MAX_BYTES moves the rotation size, GATEWAY_LOCK_WAIT_MS how long a command waits
+ * for another holding the journal (default 30 s; then exit 7, nothing sent). Without a config folder at all, exit 3:
  * there is no journal to read or write.
  */
 export async function journalOf(ctx: CommandContext, purpose = 'the journal is kept in the config folder'): Promise<Journal> {
   const dir = await ctx.checkedConfigDir()
   if (dir === undefined) requireWritableFolder(dir, purpose)
   const configured = Number(ctx.env.GATEWAY_JOURNAL_MAX_BYTES)
-  return new Journal(dir!, {maxBytes: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BYTES})
+  const wait = Number(ctx.env.GATEWAY_LOCK_WAIT_MS)
+  return new Journal(dir!, {
+    maxBytes: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BYTES,
+    ...(Number.isInteger(wait) && wait >= 0 && wait <= 2 ** 31 - 1 ? {lockWaitMs: wait} : {}),
+    onWait: (line) => ctx.note(line),
+  })
 }
 
 /**

@@ -11,8 +11,9 @@ import {findRepeats, repeatLine} from './repeats.js'
  * The one way a request that moves money (a withdrawal) or asks for it (a charge) is sent, by the
  * single commands, by --batch and by `journal retry` alike:
  *   1. the login is checked (a request that could never be authenticated leaves no trace);
- *   2. the repeat guard: the same request, by its external code and fields, already sent to this
- *      gateway and profile under another key is refused (exit 2), unless repeats are allowed;
+ *   2. the repeat guard: a payout whose external code, or a charge whose external code and fields,
+ *      the journal shows already sent to this gateway and client id under another key is refused
+ *      (exit 2), unless repeats are allowed;
  *   3. the caller's last word (a confirmation, the key shown): nothing has been written yet;
  *   4. the journal entry, on disk before anything leaves, written under the journal's lock in one
  *      step with a last look of the repeat guard, so that of the same request sent by several
@@ -176,6 +177,7 @@ async function writeRequest(
     at: new Date(ctx.now()).toISOString(),
     profile: session.profile,
     baseUrl: session.baseUrl,
+    ...(session.clientId === undefined ? {} : {clientId: session.clientId}),
     command: spec.command,
     idempotencyKey: spec.idempotencyKey,
     amount: spec.amount,
@@ -198,14 +200,15 @@ async function writeRequest(
     })
   } catch (error) {
     if (!written) throw error
-    throw new Error(`cannot write the journal ${journal.path}, so nothing was sent: ${(error as Error).message}`)
+    // The journal is as it was (a line that could not be written whole is taken back): exit 1, the disk is not the gateway.
+    throw new Error(`cannot write the journal ${journal.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so nothing was sent${(error as NodeJS.ErrnoException).code === 'ENOSPC' ? ': the disk is full' : ''}`)
   }
   return entry
 }
 
 /** Refuses (exit 2) a request the journal shows was sent before under another key; see src/send/repeats.ts. */
 async function refuseRepeat(journal: Journal, session: Session, spec: JournalSpec, one: string): Promise<void> {
-  const [repeat] = await findRepeats(journal, {profile: session.profile, baseUrl: session.baseUrl}, spec.command, [{body: spec.request.body}])
+  const [repeat] = await findRepeats(journal, {profile: session.profile, baseUrl: session.baseUrl, clientId: session.clientId}, spec.command, [{body: spec.request.body}])
   if (!repeat) return
   throw new UsageError(repeatLine(one, repeat.earlier, spec.idempotencyKey, 'external code'), {
     hint: `Nothing was sent. To finish or check that ${one}, send it again with --idempotency-key ${repeat.earlier.idempotencyKey} (the gateway answers the record it made, and moves nothing twice); if a second one is meant, add --allow-repeats.`,

@@ -1,12 +1,21 @@
-import type {EntryState, Journal, JournalRecord} from '../journal/journal.js'
+import {constants} from 'node:fs'
+
+import {canonical, family, fieldsHash, openRegular, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
+
+export {canonical}
 
 /**
  * The repeat guard: the same money-moving request sent again under another idempotency key would
- * move the money twice. A request with an external code whose fields (all but the key) equal a
- * request this config folder's journal shows was sent to the same gateway and profile, under
- * another key and not refused, is most likely the same request again: a command run twice, or an
- * edited batch file run again. Requests without an external code are not compared (the same amount
- * to the same key may well be meant again).
+ * move the money twice. A request with an external code is compared with every request the config
+ * folder's journal shows was sent with that code to the same gateway and client id (whatever the
+ * profile's name), under another key and not refused:
+ *   - a payout (`withdraw`, or a row of a payout batch) is one payout per external code, whatever
+ *     its other fields: an edited amount or key is the likely sign of a corrected file run twice;
+ *   - a charge (`tx create`) only when its fields equal the earlier request's (a new charge for the
+ *     same order, after the first expired, is common).
+ * Requests without an external code are not compared (the same amount to the same key may well be
+ * meant again). What the journal rotated away is in its index (journal-index-<digit>.jsonl), which
+ * is never rotated: a repeat refused before a rotation is refused after it.
  */
 
 /** What the journal knows of the earlier request. */
@@ -15,6 +24,9 @@ export interface EarlierRequest {
   at: string
   state: string
   externalCode: string
+  amount?: number
+  /** The PIX key it went to, masked. */
+  destination?: string
 }
 
 export interface Repeat<R> {
@@ -23,66 +35,51 @@ export interface Repeat<R> {
   earlier: EarlierRequest
 }
 
-/** JSON with object keys sorted at every depth: two bodies that mean the same compare equal. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const object = value as Record<string, unknown>
-    const keys = Object.keys(object)
-      .filter((key) => object[key] !== undefined)
-      .sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
-
-/** The command a journal entry belongs to, whether sent singly or in a batch: "withdraw". */
-const family = (command: string) => command.replace(/ --batch$/, '')
-
-/** A request of the journal that carries an external code, as the guard compares it. */
+/** Who sent it and what, for one earlier request of one external code. */
 interface Sent {
-  /** family, profile, gateway and the canonical body without its key: equal for the same request. */
-  match: string
+  family: string
+  baseUrl: string
+  sender: string
+  hash: string
   earlier: Omit<EarlierRequest, 'state'>
   state: EntryState
   /** Whether a known outcome was recorded (a later unknown one does not undo it). */
   known: boolean
 }
 
+/** The families compared by external code alone: one payout per code. */
+const ONE_PER_CODE = new Set(['withdraw'])
+
 /**
- * What the guard knows of one journal file, read incrementally: a batch checks each row under the
- * journal's lock just before it is written, and reads only the lines appended since its last look
- * (by this process or another), not the whole journal again.
+ * What the guard knows of the current journal file, read incrementally: a batch checks each row
+ * under the journal's lock just before it is written, and reads only the lines appended since its
+ * last look (by this process or another), not the whole journal again.
  */
 interface SentIndex {
   at?: {ino: number; offset: number}
   entries: Map<string, Sent>
-  byMatch: Map<string, Set<string>>
+  byCode: Map<string, Sent[]>
 }
 
 const indexes = new Map<string, SentIndex>()
 
-const matchOf = (command: string, profile: string, baseUrl: string, body: Record<string, unknown>): string | undefined => {
-  const {idempotencyKey: _key, ...rest} = body
-  return typeof rest.externalCode === 'string' ? JSON.stringify([family(command), profile, baseUrl, canonical(rest)]) : undefined
-}
-
 function apply(index: SentIndex, record: JournalRecord): void {
   if (record.type === 'request') {
-    if (index.entries.has(record.entry) || !record.request?.body) return
-    const match = matchOf(record.command, record.profile, record.baseUrl, record.request.body)
-    if (match === undefined) return
+    const code = record.request?.body?.externalCode
+    if (index.entries.has(record.entry) || typeof code !== 'string') return
     const sent: Sent = {
-      match,
-      earlier: {idempotencyKey: record.idempotencyKey, at: record.at, externalCode: record.request.body.externalCode as string},
+      family: family(record.command),
+      baseUrl: record.baseUrl,
+      sender: senderOf(record),
+      hash: fieldsHash(record.request.body),
+      earlier: {idempotencyKey: record.idempotencyKey, at: record.at, externalCode: code, amount: record.amount, ...(record.destination ? {destination: record.destination} : {})},
       state: 'pending',
       known: false,
     }
     index.entries.set(record.entry, sent)
-    let same = index.byMatch.get(match)
-    if (!same) index.byMatch.set(match, (same = new Set()))
-    same.add(record.entry)
-    // Outcomes read before their request (a rotated file keeps both, in order; this is for safety).
+    let same = index.byCode.get(code)
+    if (!same) index.byCode.set(code, (same = []))
+    same.push(sent)
     return
   }
   const sent = index.entries.get(record.entry)
@@ -92,17 +89,121 @@ function apply(index: SentIndex, record: JournalRecord): void {
   sent.known = record.state !== 'pending'
 }
 
-/** The index of the journal, brought up to date with what was appended since it was last read. */
+/** The index of the journal file, brought up to date with what was appended since it was last read. */
 async function currentIndex(journal: Journal): Promise<SentIndex> {
   let index = indexes.get(journal.path)
   const read = await journal.readFrom(index?.at)
   if (!index || read.reset) {
-    index = {entries: new Map(), byMatch: new Map()}
+    index = {entries: new Map(), byCode: new Map()}
     indexes.set(journal.path, index)
   }
   for (const record of read.records) apply(index, record)
   index.at = {ino: read.ino, offset: read.offset}
   return index
+}
+
+const sentOfIndex = (line: IndexRecord): Sent => ({
+  family: line.f,
+  baseUrl: line.g,
+  sender: line.i,
+  hash: line.h,
+  earlier: {idempotencyKey: line.key, at: line.at, externalCode: line.c, amount: line.amount, ...(line.k ? {destination: line.k} : {})},
+  state: line.s,
+  known: true,
+})
+
+/** Above this many codes at once, the whole index is read into memory (and kept, read on incrementally). */
+const SEARCHED = 32
+
+/** Index files read whole by a process that checks many codes (a batch), and how far. */
+const archived = new Map<string, {ino: number; offset: number; byCode: Map<string, Sent[]>}>()
+
+/** The lines of `text` (whole lines only) as index records. */
+function indexLines(text: string, into: (line: IndexRecord) => void): void {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue
+    try {
+      const value = JSON.parse(line) as IndexRecord
+      if (value && typeof value.c === 'string') into(value)
+    } catch {
+      // A torn line: a crash during a rotation, which then kept the entries in the journal.
+    }
+  }
+}
+
+/** Reads `length` bytes of an open file from `start`. */
+async function readRange(handle: Awaited<ReturnType<typeof openRegular>>, start: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length)
+  let read = 0
+  while (read < length) {
+    const {bytesRead} = await handle.read(buffer, read, length - read, start + read)
+    if (bytesRead === 0) break
+    read += bytesRead
+  }
+  return buffer.subarray(0, read)
+}
+
+/**
+ * The archived requests of `codes` in one index file: for a few codes, the file is searched for each
+ * code's lines (`{"c":<code>,`) and only those are parsed; for many, it is read whole once and kept.
+ */
+async function searchIndexFile(path: string, codes: readonly string[], many: boolean, found: Map<string, Sent[]>): Promise<void> {
+  let handle
+  try {
+    handle = await openRegular(path, constants.O_RDONLY)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  const add = (line: IndexRecord) => found.set(line.c, [...(found.get(line.c) ?? []), sentOfIndex(line)])
+  try {
+    const {ino, size} = await handle.stat()
+    const kept = archived.get(path)
+    if (!many && !(kept && kept.ino === ino)) {
+      const text = await readRange(handle, 0, size)
+      for (const code of codes) {
+        const needle = Buffer.from(`{"c":${JSON.stringify(code)},`)
+        for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+          if (at > 0 && text[at - 1] !== 0x0a) continue
+          const end = text.indexOf(0x0a, at)
+          if (end === -1) break
+          indexLines(text.subarray(at, end).toString('utf8'), add)
+        }
+      }
+      return
+    }
+    const whole = kept && kept.ino === ino && kept.offset <= size ? kept : {ino, offset: 0, byCode: new Map<string, Sent[]>()}
+    if (whole.offset < size) {
+      const buffer = await readRange(handle, whole.offset, size - whole.offset)
+      const end = buffer.lastIndexOf(0x0a) + 1
+      indexLines(buffer.subarray(0, end).toString('utf8'), (line) => whole.byCode.set(line.c, [...(whole.byCode.get(line.c) ?? []), sentOfIndex(line)]))
+      whole.offset += end
+      archived.set(path, whole)
+    }
+    for (const code of codes) for (const sent of whole.byCode.get(code) ?? []) found.set(code, [...(found.get(code) ?? []), sent])
+  } finally {
+    await handle.close()
+  }
+}
+
+/** The archived requests of these external codes, from the journal's index: only their codes' files are read. */
+async function archivedSent(journal: Journal, codes: readonly string[]): Promise<Map<string, Sent[]>> {
+  const found = new Map<string, Sent[]>()
+  const byFile = new Map<string, string[]>()
+  for (const code of new Set(codes)) {
+    const path = journal.indexPathOf(code)
+    byFile.set(path, [...(byFile.get(path) ?? []), code])
+  }
+  const many = codes.length > SEARCHED
+  for (const [path, inFile] of byFile) await searchIndexFile(path, inFile, many, found)
+  return found
+}
+
+/** Who a request goes to and as whom: the gateway and the client id (else the profile). */
+export interface RepeatTarget {
+  profile: string
+  baseUrl: string
+  clientId?: string
 }
 
 /**
@@ -112,33 +213,44 @@ async function currentIndex(journal: Journal): Promise<SentIndex> {
  */
 export async function findRepeats<R extends {body: Record<string, unknown>}>(
   journal: Journal,
-  target: {profile: string; baseUrl: string},
+  target: RepeatTarget,
   command: string,
   requests: readonly R[],
 ): Promise<Array<Repeat<R>>> {
   // Only a request with an external code is compared: when none has one, the journal is not read
   // (a charge without a code, a cron job's usual one, would otherwise read up to a whole 1 MiB file).
-  const compared = requests.flatMap((request) => {
-    const match = matchOf(command, target.profile, target.baseUrl, request.body)
-    return match === undefined ? [] : [{request, match}]
-  })
+  const compared = requests.filter((request) => typeof request.body.externalCode === 'string')
   if (compared.length === 0) return []
-  const index = await currentIndex(journal)
-  if (index.byMatch.size === 0) return []
+  const kind = family(command)
+  const senders = new Set([senderOf({profile: target.profile}), ...(target.clientId ? [senderOf({clientId: target.clientId, profile: target.profile})] : [])])
+  const current = await currentIndex(journal)
+  const codes = compared.map((request) => request.body.externalCode as string)
+  const old = await archivedSent(journal, codes)
   const repeats: Array<Repeat<R>> = []
-  for (const {request, match} of compared) {
+  for (const request of compared) {
+    const code = request.body.externalCode as string
+    const hash = ONE_PER_CODE.has(kind) ? undefined : fieldsHash(request.body)
     // The latest such request that was not refused is the one compared (and named).
     let earlier: EarlierRequest | undefined
-    for (const id of index.byMatch.get(match) ?? []) {
-      const sent = index.entries.get(id)!
-      if (sent.state !== 'failed' && sent.state !== 'not-sent') earlier = {...sent.earlier, state: sent.state}
+    for (const sent of [...(old.get(code) ?? []), ...(current.byCode.get(code) ?? [])]) {
+      if (sent.family !== kind || sent.baseUrl !== target.baseUrl || !senders.has(sent.sender)) continue
+      if (hash !== undefined && sent.hash !== hash) continue
+      if (sent.state === 'failed' || sent.state === 'not-sent') continue
+      earlier = {...sent.earlier, state: sent.state}
     }
     if (earlier && earlier.idempotencyKey !== request.body.idempotencyKey) repeats.push({request, earlier})
   }
   return repeats
 }
 
-/** "external code payout-7: the same withdrawal was sent at … under the key … (done in the journal); this one's key is …". */
+const brl = (cents: number) => `R$ ${(cents / 100).toFixed(2).replace('.', ',')}`
+
+/**
+ * "external code payout-7: a withdrawal with this external code was sent at … (R$ 150,00 to key
+ * ********0725) under the key … (done in the journal); this one's key is …".
+ */
 export function repeatLine(one: string, earlier: EarlierRequest, key: string, field: string): string {
-  return `${field} ${earlier.externalCode}: the same ${one} was sent at ${earlier.at} under the key ${earlier.idempotencyKey} (${earlier.state} in the journal); this one's key is ${key}`
+  const what = one === 'withdrawal' ? `a ${one} with this external code` : `the same ${one}`
+  const details = [earlier.amount === undefined ? undefined : brl(earlier.amount), earlier.destination ? `to key ${earlier.destination}` : undefined].filter(Boolean).join(' ')
+  return `${field} ${earlier.externalCode}: ${what} was sent at ${earlier.at}${details ? ` (${details})` : ''} under the key ${earlier.idempotencyKey} (${earlier.state} in the journal); this one's key is ${key}`
 }

@@ -1,22 +1,56 @@
-import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {existsSync, lstatSync, mkdtempSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {withFileLock} from '../../src/api/lock.js'
+import {LockBusyError, withFileLock} from '../../src/api/lock.js'
 
+/**
+ * The lock between processes sharing a config folder: never taken from a holder that may be alive,
+ * paused or in another PID namespace; released by the kernel when its holder dies.
+ */
+
+const LOCK = fileURLToPath(new URL('../../dist/api/lock.js', import.meta.url))
 const dirs: string[] = []
-const lockPath = () => {
+const children: ChildProcess[] = []
+const lockPath = (name = '.lock') => {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
   dirs.push(dir)
-  return join(dir, '.lock')
+  return join(dir, name)
 }
 afterEach(() => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGCONT')
+      child.kill('SIGKILL')
+    }
+  }
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
+
+/** A process (optionally in a PID namespace of its own) that takes the lock, says so, and holds it until killed. */
+async function holder(path: string, options: {namespace?: boolean} = {}): Promise<ChildProcess> {
+  const script = `const {withFileLock} = await import(${JSON.stringify(LOCK)}); await withFileLock(${JSON.stringify(path)}, async () => { process.stdout.write('held\\n'); await new Promise(() => setInterval(() => {}, 1000)) })`
+  const argv = [process.execPath, '--input-type=module', '-e', script]
+  const child = options.namespace ? spawn('unshare', ['--pid', '--fork', '--kill-child', ...argv]) : spawn(argv[0], argv.slice(1))
+  children.push(child)
+  await new Promise<void>((resolve, reject) => {
+    let text = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      text += chunk
+      if (text.includes('held')) resolve()
+    })
+    child.on('exit', () => reject(new Error('the holder ended before it held the lock')))
+  })
+  return child
+}
+
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())))
+const unshareMissing = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'true']).status !== 0
 
 describe('withFileLock', () => {
   it('never lets two holders in at once', async () => {
@@ -34,34 +68,162 @@ describe('withFileLock', () => {
       ),
     )
     expect(most).toBe(1)
-  })
-
-  it('takes over a lock whose holder died', async () => {
-    const path = lockPath()
-    writeFileSync(path, '999999999')
-    await expect(withFileLock(path, async () => 'ran', {waitMs: 1000})).resolves.toBe('ran')
-  })
-
-  it('a holder killed at any point leaves its id in the lock, never an empty lock: the next taker goes in at once', async () => {
-    const path = lockPath()
-    const lock = fileURLToPath(new URL('../../dist/api/lock.js', import.meta.url))
-    // A process that takes the lock and is killed while it holds it, before it can let go.
-    const child = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', `const {withFileLock} = await import(${JSON.stringify(lock)}); await withFileLock(${JSON.stringify(path)}, async () => process.kill(process.pid, 'SIGKILL'))`],
-      {encoding: 'utf8'},
-    )
-    expect(child.signal).toBe('SIGKILL')
-    expect(readFileSync(path, 'utf8')).toBe(String(child.pid))
-    await expect(withFileLock(path, async () => 'ran', {waitMs: 1000})).resolves.toBe('ran')
     expect(existsSync(path)).toBe(false)
-    // The killed process's own file is cleared away by the next one; this process's stays until it exits.
-    expect(readdirSync(dirname(path)).sort()).toEqual([`.lock.${process.pid}`])
   })
 
-  it('gives up after waiting for a live holder', async () => {
+  it('is a socket of mode 0600 while held, and a holder killed while holding it is replaced at once', async () => {
     const path = lockPath()
-    writeFileSync(path, String(process.pid))
-    await expect(withFileLock(path, async () => 'ran', {waitMs: 100})).rejects.toThrow(/timed out waiting for the lock/)
+    const child = await holder(path)
+    expect(lstatSync(path).isSocket()).toBe(true)
+    expect(lstatSync(path).mode & 0o077).toBe(0)
+    child.kill('SIGKILL')
+    await exited(child)
+    // The socket file stays, its listener gone: the kernel refuses connections, the only proof of death.
+    expect(lstatSync(path).isSocket()).toBe(true)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('a remover that died while removing a dead holder\'s lock leaves nothing that blocks the next one', async () => {
+    const path = lockPath()
+    // Both the lock and its remover's lock (`.break`) left by processes killed while holding them.
+    for (const leftover of [`${path}.break`, path]) {
+      const child = await holder(leftover)
+      child.kill('SIGKILL')
+      await exited(child)
+      expect(lstatSync(leftover).isSocket()).toBe(true)
+    }
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+    expect(existsSync(path)).toBe(false)
+  })
+
+  it('a dead holder\'s lock is replaced where the path leaves room for the lock\'s socket but not its remover\'s', async () => {
+    // 85 bytes of folder: journal.lock's own socket name fits in a socket address, `.break`'s does not.
+    const base = lockPath('d')
+    const dir = `${base}${'x'.repeat(Math.max(1, 85 - base.length))}`
+    rmSync(base, {force: true})
+    spawnSync('mkdir', [dir])
+    dirs.push(dir)
+    const path = join(dir, 'journal.lock')
+    const child = await holder(path)
+    expect(lstatSync(path).isSocket()).toBe(true)
+    child.kill('SIGKILL')
+    await exited(child)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+  })
+
+  it('is never taken from a stopped holder: the waiter names it, says nothing was sent, and goes in once it is resumed and lets go', async () => {
+    const path = lockPath()
+    const child = await holder(path)
+    child.kill('SIGSTOP')
+    const notes: string[] = []
+    const error = await withFileLock(path, async () => 'ran', {waitMs: 1500, noticeMs: 200, what: 'the journal', onWait: (line) => notes.push(line)}).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(LockBusyError)
+    expect((error as Error).message).toMatch(new RegExp(`^the journal is held by pid ${child.pid}.*: waited 2 s for it, and nothing was sent$`))
+    expect((error as LockBusyError).hint).toMatch(/paused one .* holds it until it is resumed/)
+    expect(notes).toHaveLength(1)
+    expect(notes[0]).toMatch(new RegExp(`^Waiting for the journal, held by pid ${child.pid}.*nothing was sent yet`))
+    // Resumed, then ended: the lock is let go, and the waiter goes in.
+    child.kill('SIGCONT')
+    const waiting = withFileLock(path, async () => 'ran', {waitMs: 20_000})
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    child.kill('SIGTERM')
+    await expect(waiting).resolves.toBe('ran')
+  })
+
+  it('names a running holder by its pid and command', async () => {
+    const path = lockPath()
+    const child = await holder(path)
+    const error = (await withFileLock(path, async () => 'ran', {waitMs: 300}).catch((caught: unknown) => caught)) as Error
+    expect(error.message).toMatch(new RegExp(`held by pid ${child.pid} \\(\\S+, since \\d{4}-\\d\\d-\\d\\dT`))
+    expect(error.message).not.toMatch(/does not answer/)
+  })
+
+  it.skipIf(unshareMissing)('is never taken from a holder in another PID namespace (its pid invisible here), and is taken once it dies', async () => {
+    const path = lockPath()
+    const child = await holder(path, {namespace: true})
+    const error = (await withFileLock(path, async () => 'ran', {waitMs: 800}).catch((caught: unknown) => caught)) as Error
+    expect(error).toBeInstanceOf(LockBusyError)
+    // Its own namespace's pid: 1, the first process there.
+    expect(error.message).toMatch(/held by pid 1 /)
+    child.kill('SIGKILL')
+    await exited(child)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+  })
+
+  it('is released only by its owner: a path that is no longer its own is left alone', async () => {
+    const path = lockPath()
+    await withFileLock(path, async () => {
+      // Someone removes the lock by hand and another process takes the path.
+      unlinkSync(path)
+      writeFileSync(path, 'not yours')
+    })
+    expect(existsSync(path)).toBe(true)
+    rmSync(path)
+    // The same with another socket in its place.
+    const other = createServer(() => {})
+    try {
+      await withFileLock(path, async () => {
+        unlinkSync(path)
+        await new Promise<void>((resolve) => other.listen(path, resolve))
+      })
+      expect(lstatSync(path).isSocket()).toBe(true)
+    } finally {
+      other.close()
+    }
+  })
+
+  it('refuses a FIFO or a folder planted at its path (exit 3), never hanging', async () => {
+    const fifo = lockPath('journal.lock')
+    spawnSync('mkfifo', [fifo])
+    await expect(withFileLock(fifo, async () => 'ran', {waitMs: 500})).rejects.toMatchObject({code: 'CONFIG_FOLDER', message: expect.stringMatching(/journal\.lock in the config folder is not a lock this program made \(a FIFO\)/)})
+    const folder = lockPath('journal.lock')
+    rmSync(folder, {force: true})
+    spawnSync('mkdir', [folder])
+    await expect(withFileLock(folder, async () => 'ran', {waitMs: 500})).rejects.toMatchObject({code: 'CONFIG_FOLDER'})
+  })
+
+  it('a socket that does not answer is named as paused, not as dead', async () => {
+    const path = lockPath()
+    // Listening but never answering: what a stopped holder looks like to a waiter.
+    const server = createServer(() => {})
+    await new Promise<void>((resolve) => server.listen(path, resolve))
+    try {
+      const error = (await withFileLock(path, async () => 'ran', {waitMs: 200}).catch((caught: unknown) => caught)) as Error
+      expect(error.message).toMatch(/held by a process that does not answer \(paused\?\)/)
+    } finally {
+      server.close()
+    }
+  })
+})
+
+describe('withFileLock where no socket can be made (a path too long for one)', () => {
+  const longPath = () => {
+    const dir = lockPath('x'.repeat(100))
+    rmSync(dir, {force: true})
+    spawnSync('mkdir', [dir])
+    return join(dir, 'journal.lock')
+  }
+
+  it('is a file holding pid, PID namespace and boot; broken when its holder, of this namespace and boot, is gone', async () => {
+    const path = longPath()
+    const child = await holder(path)
+    expect(lstatSync(path).isFile()).toBe(true)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 300})).rejects.toBeInstanceOf(LockBusyError)
+    child.kill('SIGKILL')
+    await exited(child)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
+  })
+
+  it.skipIf(unshareMissing)('is never broken automatically when its holder ran in another PID namespace: the message says how to remove it', async () => {
+    const path = longPath()
+    const child = await holder(path, {namespace: true})
+    child.kill('SIGKILL')
+    await exited(child)
+    const error = (await withFileLock(path, async () => 'ran', {waitMs: 300}).catch((caught: unknown) => caught)) as LockBusyError
+    expect(error).toBeInstanceOf(LockBusyError)
+    expect(error.hint).toContain(`remove the lock by hand: \`rm ${path}\``)
+    rmSync(path)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
   })
 })

@@ -237,7 +237,7 @@ describe('withdraw --batch and tx create --batch', () => {
     expect(await heldWithTag('big-total')).toHaveLength(2)
   })
 
-  it('an edited file sent again is refused, naming the rows the journal shows were sent under other keys; --allow-repeats sends them', async () => {
+  it('an edited file sent again is refused, naming every row the journal shows was sent under its external code, the edited one too; --allow-repeats sends them', async () => {
     const rows = payouts(4, 'edited')
     const sent = await run(['withdraw', '--batch', file(payoutCsv(rows)), '--yes'])
     expect(sent.code, sent.stderr).toBe(0)
@@ -246,9 +246,11 @@ describe('withdraw --batch and tx create --batch', () => {
     const edited = file(payoutCsv(rows))
     const refused = await expectNothingSent(['withdraw', '--batch', edited, '--yes'])
     const errors = refused.stderr.split('\n').filter((line) => line.startsWith('Error: '))
-    expect(errors.map((line) => /^Error: line (\d+): external-code (\S+): the same withdrawal was sent at \S+ under the key payout-[0-9a-f]{32}-\d \(done in the journal\); this row's key is payout-[0-9a-f]{32}-\d$/.exec(line)?.slice(1))).toEqual([
+    expect(errors.map((line) => /^Error: line (\d+): external-code (\S+): a withdrawal with this external code was sent at \S+ \(R\$ [\d.]+,\d\d to key \S+\) under the key payout-[0-9a-f]{32}-\d \(done in the journal\); this row's key is payout-[0-9a-f]{32}-\d$/.exec(line)?.slice(1))).toEqual([
       ['2', 'edited-00001'],
       ['3', 'edited-00002'],
+      // The edited row too: one payout per external code, whatever its amount.
+      ['4', 'edited-00003'],
       ['5', 'edited-00004'],
     ])
     expect(refused.stderr).toContain('--allow-repeats')

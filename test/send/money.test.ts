@@ -61,7 +61,7 @@ describe('the send operation (unit)', () => {
     const posted: string[] = []
     await expect(
       sendMoney(ctx, {one: 'charge', spec: spec('unit-2', 'unit-order-1'), post: async () => (posted.push('x'), {body: {id: 'rec-2'}, replayed: false})}, {beforeSend: () => void (asked = true)}),
-    ).rejects.toThrow(/^external code unit-order-1: the same charge was sent at \S+ under the key unit-1 \(done in the journal\); this one's key is unit-2$/)
+    ).rejects.toThrow(/^external code unit-order-1: the same charge was sent at \S+ \(R\$ [\d.]+,\d\d\) under the key unit-1 \(done in the journal\); this one's key is unit-2$/)
     expect({asked, posted: posted.length, entry: await stateOf(ctx, 'unit-2')}).toEqual({asked: false, posted: 0, entry: undefined})
     // Allowed, it goes.
     await sendMoney(ctx, {one: 'charge', spec: spec('unit-2', 'unit-order-1'), post: async () => ({body: {id: 'rec-2'}, replayed: false})}, {allowRepeats: true})
@@ -152,7 +152,7 @@ describe('money moves once, and only where meant (end to end)', () => {
       const again = await cli(args)
       expect(again.code).toBe(2)
       expect(again.stdout).toBe('')
-      expect(again.stderr).toMatch(new RegExp(`^Error: external code payout-dup-0001: the same withdrawal was sent at \\S+ under the key ${idempotencyKey} \\(done in the journal\\)`, 'm'))
+      expect(again.stderr).toMatch(new RegExp(`^Error: external code payout-dup-0001: a withdrawal with this external code was sent at \\S+ \\(R\\$ 9,90 to key \\*{13}\\.com\\) under the key ${idempotencyKey} \\(done in the journal\\)`, 'm'))
       expect(again.stderr).toContain(`--idempotency-key ${idempotencyKey}`)
       expect(again.stderr).toContain('--allow-repeats')
       expect(again.stderr).not.toContain('Idempotency key:')
