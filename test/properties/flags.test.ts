@@ -174,7 +174,6 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   'client-id': fc.oneof(fc.constantFrom('', ' ', '\t'), tainted.filter((value) => /[\u0000-\u001f\u007f]/.test(value))),
   // login: a client certificate, its key, a .p12 and a CA file that are not there
   cert: wrongPath,
-  key: wrongPath,
   p12: wrongPath,
   'ca-file': wrongPath,
   // global
@@ -185,6 +184,8 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
 
 /** Wrong values of a flag that one command reads otherwise than the others. */
 const WRONG_IN: Record<string, Record<string, fc.Arbitrary<string>>> = {
+  // login's --key is the client certificate's key file (journal retry's --key is an idempotency key).
+  login: {key: wrongPath},
   // A listener may listen on any address of this machine (it warns when that is not loopback).
   'webhooks listen': {host: fc.oneof(fc.constantFrom('', ' ', 'not a host', '999.1.1.1', 'example.invalid'), control)},
   // A resend may go to a local listener: https or loopback http.
