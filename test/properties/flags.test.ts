@@ -175,6 +175,8 @@ const WRONG: Record<string, fc.Arbitrary<string>> = {
   // login: a client certificate, its key, a .p12 and a CA file that are not there
   cert: wrongPath,
   p12: wrongPath,
+  // deposits list and summary: a file in a folder that is not there
+  'output-file': wrongPath,
   'ca-file': wrongPath,
   // global
   'base-url': wrongUrl.filter((url) => !/^https:\/\/(localhost|hooks\.example\.com)/.test(url)),
@@ -205,6 +207,7 @@ const RIGHT: Record<string, string[]> = {
   'customer-name': [HUGE],
   'seller-name': [HUGE],
   'qr-png': ['a\nb', '\u001b[2J\u0007', '💸'],
+  'output-file': ['a\nb', '\u001b[2J\u0007', '💸'],
   'client-id': ['💸', HUGE],
   // Ids and tags are opaque text to the CLI: any printable one may be a notification's.
   'reference-id': ['💸', HUGE],
