@@ -150,21 +150,19 @@ function entrySource(commands, hooks) {
 /**
  * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
  * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
- * The CLI needs only dispatchers, interceptors and `request`, so the bundle takes them from undici's
- * own modules.
+ * The CLI needs only the agent, an interceptor and each dispatcher's own request() (undici's
+ * Dispatcher API, with the origin and path given apart), so the bundle takes them from undici's own
+ * modules: an agent, and undici's API methods on every dispatcher, as its index gives them.
  * The names offered are listed here; the build fails if the sources ask undici for another one.
  */
 const UNDICI_SLIM = `
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import apiRequest from 'undici/lib/api/api-request.js'
-import util from 'undici/lib/core/util.js'
-import globalDispatcher from 'undici/lib/global.js'
 export {default as Agent} from 'undici/lib/dispatcher/agent.js'
-export {default as Client} from 'undici/lib/dispatcher/client.js'
-export {default as Pool} from 'undici/lib/dispatcher/pool.js'
 export {default as errors} from 'undici/lib/core/errors.js'
 export {Dispatcher}
-export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
+// The global dispatcher (an agent undici makes when its module is first loaded), when first asked for.
+export const getGlobalDispatcher = () => require('undici/lib/global.js').getGlobalDispatcher()
 // Each interceptor is loaded when first asked for.
 export const interceptors = {
   get redirect() { return require('undici/lib/interceptor/redirect.js') },
@@ -177,29 +175,18 @@ export const interceptors = {
   get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
 }
 
-// As undici's index does: every dispatcher answers request(), stream(), pipeline(), upgrade() and
-// connect(). The CLI calls request() alone: the others load their module when first called.
+// undici's index puts its API (lib/api) on Dispatcher.prototype: request(), stream(), pipeline(),
+// upgrade() and connect(). The CLI calls request() alone, so the other four are read from that
+// same module only when first called (loading them all costs some 2 to 6 ms of a request's start-up).
 Object.assign(Dispatcher.prototype, {
   request: apiRequest,
-  stream(...args) { return require('undici/lib/api/api-stream.js').apply(this, args) },
-  pipeline(...args) { return require('undici/lib/api/api-pipeline.js').apply(this, args) },
-  upgrade(...args) { return require('undici/lib/api/api-upgrade.js').apply(this, args) },
-  connect(...args) { return require('undici/lib/api/api-connect.js').apply(this, args) },
+  stream(...args) { return require('undici/lib/api/index.js').stream.apply(this, args) },
+  pipeline(...args) { return require('undici/lib/api/index.js').pipeline.apply(this, args) },
+  upgrade(...args) { return require('undici/lib/api/index.js').upgrade.apply(this, args) },
+  connect(...args) { return require('undici/lib/api/index.js').connect.apply(this, args) },
 })
-
-/** undici's request(url, options): the URL split into origin and path, sent by options.dispatcher. */
-export function request(url, options = {}) {
-  const target = options.path == null ? util.parseURL(url) : new URL(util.parseOrigin(url).origin + (options.path.startsWith('/') ? '' : '/') + options.path)
-  const {dispatcher = getGlobalDispatcher()} = options
-  return dispatcher.request({
-    ...options,
-    origin: target.origin,
-    path: target.pathname + target.search,
-    method: options.method || (options.body ? 'PUT' : 'GET'),
-  })
-}
 `
-const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'interceptors'])
 
 /** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
 function undiciNames(source) {
@@ -548,12 +535,12 @@ for (const {event} of hooks) {
 /** How every bundle of the CLI is built: the main one, and the fast path's plan, commands and vendor bundles. */
 const cliBuild = {
   bundle: true,
-  // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
+  // CommonJS: compiled by bin/run.js with vm.Script, from a V8 code cache made at build time.
   format: 'cjs',
   // `await import()` of a bundled module becomes a call of its initialiser, run when first reached.
   supported: {'dynamic-import': false},
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
@@ -684,7 +671,7 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   outfile: join(root, 'dist', 'library', 'index.js'),
   plugins: [parserBytes, patches],
   // A bundled CommonJS module's require of a Node built-in, in an ES module.

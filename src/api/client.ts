@@ -269,7 +269,6 @@ export class GatewayClient {
   }
 
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
-    const {request} = await import('undici')
     const dispatchers = await this.dispatchers()
     await prepareHttpParser()
     const url = this.url(path, options.query)
@@ -320,17 +319,20 @@ export class GatewayClient {
     let responseHeaders: Record<string, string | string[] | undefined>
     let text: string
     try {
-      const response = await request(url, {
+      // undici's own Dispatcher.request(): the dispatcher is the one asked, and the URL is given as origin and path.
+      const dispatcher = mode === 'never' ? dispatchers.plain : dispatchers.retrying
+      const response = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: method as 'GET',
         headers,
         body,
-        dispatcher: mode === 'never' ? dispatchers.plain : dispatchers.retrying,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         // Each attempt has its timeout (above); the signal bounds them all, waits included.
         signal: AbortSignal.timeout(deadlineMs),
         ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry}}),
-      } as Parameters<typeof request>[1])
+      } as Dispatcher.RequestOptions)
       status = response.statusCode
       responseHeaders = response.headers
       text = await this.readBody(response, {timeoutMs, left: timeoutMs - (monotonicMs() - attemptStarted), context})
