@@ -23,12 +23,24 @@ import {dirname, join, relative, sep} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
-import {build} from 'esbuild'
+import {build as esbuild, version as esbuildVersion} from 'esbuild'
 
 import {contractShapesSource} from './contract-shapes.mjs'
 import {commandTable, FAST_COMMANDS, fastBundleName, vendorBundleName} from './fast-table.mjs'
+import {onPinnedNode, pinnedNode} from './runtime.mjs'
+import {writeSbom} from './sbom.mjs'
+
+// The code caches are Node's own (V8 refuses them from another Node): built on the project's Node.
+onPinnedNode(import.meta.url)
 
 const root = fileURLToPath(new URL('..', import.meta.url))
+/** esbuild's account of every bundle written (what went into each), for the bill of materials. */
+const metafiles = []
+const build = async (options) => {
+  const result = await esbuild({...options, metafile: true})
+  metafiles.push(result.metafile)
+  return result
+}
 const require = createRequire(import.meta.url)
 const commandsDir = join(root, 'src', 'commands')
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
@@ -678,6 +690,16 @@ await build({
   banner: {js: "import {createRequire as gatewayCreateRequire} from 'node:module'; const require = gatewayCreateRequire(import.meta.url);"},
   logLevel: 'warning',
 })
+
+// The bill of materials (scripts/sbom.mjs): every package the bundles carry, and the Node the
+// single executable embeds.
+const patchedFolders = new Map()
+for (const {file} of PATCHES) {
+  const folder = file.split('/').slice(0, file.split('/')[1].startsWith('@') ? 3 : 2).join('/')
+  patchedFolders.set(folder, (patchedFolders.get(folder) ?? 0) + 1)
+}
+const bom = writeSbom(join(root, 'dist', 'sbom.cdx.json'), {root, metafiles, patched: patchedFolders, runtime: pinnedNode(), esbuildVersion})
+console.log(`wrote dist/sbom.cdx.json: ${bom.components} components`)
 
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))

@@ -13,6 +13,9 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {onPinnedNode, pinnedNode} from './runtime.mjs'
+
+onPinnedNode(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const require = createRequire(import.meta.url)
 const out = join(root, 'dist', 'package')
@@ -44,20 +47,25 @@ for (const name of readdirSync(bundles).filter((file) => file.endsWith('.cjs') |
   if (!bundleKey || readFileSync(cache).subarray(0, bundleKey.length + 1).toString('latin1') !== `${bundleKey}\n`) throw new Error(`the code cache of ${name} was made for another bundle: rebuild`)
   assets[`${name}.cache`] = cache
 }
+// The executable is the project's own Node (scripts/runtime.mjs), whatever Node runs this script,
+// which the code caches were made by (the build runs on it too).
+const runtime = pinnedNode()
 const blob = join(out, 'gateway.blob')
 writeFileSync(
   join(out, 'sea-config.json'),
-  JSON.stringify({main: join(root, 'packaging', 'sea-entry.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets}, null, 2),
+    // execArgvExtension "none": the executable takes no Node options from NODE_OPTIONS (an operator's
+  // --require preload or --inspect, meant for their own Node programs) nor from its command line.
+  JSON.stringify({main: join(root, 'packaging', 'sea-entry.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgvExtension: 'none', assets}, null, 2),
 )
-run(process.execPath, ['--experimental-sea-config', join(out, 'sea-config.json')])
+run(runtime.binary, ['--experimental-sea-config', join(out, 'sea-config.json')])
 const executable = join(out, 'gateway')
-copyFileSync(process.execPath, executable)
+copyFileSync(runtime.binary, executable)
 chmodSync(executable, 0o755)
 const postject = join(root, 'node_modules', 'postject', require('postject/package.json').bin.postject)
-run(process.execPath, [postject, executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'])
+run(runtime.binary, [postject, executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'])
 rmSync(blob)
 rmSync(join(out, 'sea-config.json'))
-console.log(`wrote ${join('dist', 'package', 'gateway')}`)
+console.log(`wrote ${join('dist', 'package', 'gateway')}, on Node v${runtime.version}`)
 
 // 2. The Debian package, around the executable (scripts/deb.mjs).
 console.log(`wrote ${(await (await import('./deb.mjs')).buildDeb({executable, out})).slice(root.length)}`)
