@@ -162,29 +162,21 @@ function entrySource(commands, hooks) {
 /**
  * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
  * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
- * The CLI needs only the agent, an interceptor and each dispatcher's own request() (undici's
- * Dispatcher API, with the origin and path given apart), so the bundle takes them from undici's own
- * modules: an agent, and undici's API methods on every dispatcher, as its index gives them.
+ * The CLI needs only the agent, the retry interceptor and each dispatcher's own request() (undici's
+ * Dispatcher API, the origin and path given apart), so the bundle takes them from undici's own
+ * modules, six of them, and puts undici's API on every dispatcher as its index does.
  * The names offered are listed here; the build fails if the sources ask undici for another one.
  */
 const UNDICI_SLIM = `
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import apiRequest from 'undici/lib/api/api-request.js'
 export {default as Agent} from 'undici/lib/dispatcher/agent.js'
-export {default as errors} from 'undici/lib/core/errors.js'
 export {Dispatcher}
 // The global dispatcher (an agent undici makes when its module is first loaded), when first asked for.
 export const getGlobalDispatcher = () => require('undici/lib/global.js').getGlobalDispatcher()
-// Each interceptor is loaded when first asked for.
+// The interceptors the sources use, each loaded when first asked for.
 export const interceptors = {
-  get redirect() { return require('undici/lib/interceptor/redirect.js') },
-  get responseError() { return require('undici/lib/interceptor/response-error.js') },
   get retry() { return require('undici/lib/interceptor/retry.js') },
-  get dump() { return require('undici/lib/interceptor/dump.js') },
-  get dns() { return require('undici/lib/interceptor/dns.js') },
-  get cache() { return require('undici/lib/interceptor/cache.js') },
-  get decompress() { return require('undici/lib/interceptor/decompress.js') },
-  get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
 }
 
 // undici's index puts its API (lib/api) on Dispatcher.prototype: request(), stream(), pipeline(),
@@ -198,7 +190,8 @@ Object.assign(Dispatcher.prototype, {
   connect(...args) { return require('undici/lib/api/index.js').connect.apply(this, args) },
 })
 `
-const UNDICI_SLIM_NAMES = new Set(['Agent', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'interceptors'])
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Dispatcher', 'getGlobalDispatcher', 'interceptors'])
+const UNDICI_INTERCEPTORS = new Set(['retry'])
 
 /** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
 function undiciNames(source) {
@@ -469,6 +462,8 @@ const slimUndici = {
       const source = readFileSync(importer, 'utf8').replace(/import\s+type\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')
       const {names, whole} = undiciNames(source)
       const missing = names.filter((name) => !UNDICI_SLIM_NAMES.has(name))
+      // The interceptors offered: those the sources use.
+      for (const [, name] of source.matchAll(/\binterceptors\.(\w+)/g)) if (!UNDICI_INTERCEPTORS.has(name)) missing.push(`interceptors.${name}`)
       if (whole || missing.length > 0) {
         const what = whole ? 'undici as a whole' : `${missing.join(', ')} from undici`
         return {errors: [{text: `${relative(root, importer)} takes ${what}: name each export it uses, and offer it in UNDICI_SLIM (scripts/build.mjs)`}]}

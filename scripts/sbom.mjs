@@ -60,7 +60,8 @@ export function sbom({root, metafiles, patched = new Map(), runtime, esbuildVers
       }
     }
   }
-  const components = []
+  /** One component per package and version (purl): npm may install the same one in several folders. */
+  const byPurl = new Map()
   for (const [folder, {bundles, files}] of [...carried].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const locked = lock.packages[folder]
     if (!locked) throw new Error(`${folder} is bundled but not in package-lock.json: run npm install`)
@@ -68,6 +69,17 @@ export function sbom({root, metafiles, patched = new Map(), runtime, esbuildVers
     const name = locked.name ?? installedName
     if (locked.version === undefined) throw new Error(`${folder} has no locked version in package-lock.json`)
     const purl = npmPurl(name, locked.version)
+    const known = byPurl.get(purl)
+    if (known) {
+      for (const bundle of bundles) known.bundles.add(bundle)
+      known.files += files.size
+      known.folders.push(folder)
+      continue
+    }
+    byPurl.set(purl, {bundles: new Set(bundles), files: files.size, folders: [folder], locked, name})
+  }
+  const components = []
+  for (const [purl, {bundles, files, folders, locked, name}] of [...byPurl].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const [group, bare] = name.startsWith('@') ? name.split('/') : [undefined, name]
     const component = {
       type: 'library',
@@ -80,11 +92,13 @@ export function sbom({root, metafiles, patched = new Map(), runtime, esbuildVers
       ...(licensesOf(locked.license) ? {licenses: licensesOf(locked.license)} : {}),
       properties: [
         {name: 'gateway:bundles', value: [...bundles].sort().join(' ')},
-        {name: 'gateway:files', value: String(files.size)},
-        {name: 'gateway:lockfile-path', value: folder},
+        {name: 'gateway:files', value: String(files)},
+        // Where package-lock.json locks it (each folder npm installed this version in, space-separated).
+        {name: 'gateway:lockfile-path', value: folders.join(' ')},
       ],
     }
-    if (patched.has(folder)) component.pedigree = {notes: `${patched.get(folder)} text patch(es) applied at build time: PATCHES in scripts/build.mjs`}
+    const patches = folders.reduce((sum, folder) => sum + (patched.get(folder) ?? 0), 0)
+    if (patches > 0) component.pedigree = {notes: `${patches} text patch(es) applied at build time: PATCHES in scripts/build.mjs`}
     components.push(component)
   }
   const runtimeRef = `pkg:npm/${runtime.package}@${runtime.version}`

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -21,8 +21,10 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !ke
 function otherNodes(): {path: string; version: string}[] {
   const candidates = new Set(['/usr/bin/node', '/usr/local/bin/node', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'node'))])
   const found = []
+  const seen = new Set<string>()
   for (const path of candidates) {
-    if (!existsSync(path) || path.includes('node_modules')) continue
+    if (!existsSync(path) || path.includes('node_modules') || seen.has(realpathSync(path))) continue
+    seen.add(realpathSync(path))
     const version = spawnSync(path, ['-p', 'process.versions.node'], {encoding: 'utf8', env}).stdout?.trim()
     if (version) found.push({path, version})
   }
@@ -69,7 +71,7 @@ describe('the runtime', () => {
           const run = spawnSync(path, [BIN, ...args], {encoding: 'utf8', env: {...env, GATEWAY_CONFIG_DIR: join(work, 'config')}, timeout: 30_000})
           expect(run.status, `${path} ${args.join(' ')}`).toBe(1)
           expect(run.stdout).toBe('')
-          expect(run.stderr).toBe(`gateway needs Node.js 22.19 or newer; this is Node.js v${version} (${path})\n`)
+          expect(run.stderr).toBe(`gateway needs Node.js 22.19 or newer; this is Node.js v${version} (${realpathSync(path)})\n`)
         }
       }
     })
