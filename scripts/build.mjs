@@ -13,7 +13,9 @@
 //   4. a V8 code cache of the bundle (dist/bundle/gateway.cjs.cache), made by running the CLI's
 //      hot paths against a sandbox: bin/run.js hands it to V8, which then skips most compiling.
 // Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
-// (FILE: esbuild's account of what went into the bundle, for size studies)
+//   [--without-patches undici,oclif]
+// (FILE: esbuild's account of the main bundle, for size studies; --without-patches: a build with
+// that package's PATCHES and stand-ins left out, to measure what they buy)
 import {execFileSync, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -413,10 +415,15 @@ module.exports = new Proxy(assert, {get: (target, name) => (name === 'ok' ? asse
 /** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
 const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
 
+/** The packages whose patches and stand-ins this build leaves out (--without-patches), for studies. */
+const withoutPatches = new Set(process.argv.includes('--without-patches') ? process.argv[process.argv.indexOf('--without-patches') + 1].split(',') : [])
+const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : undefined)
+const leftOut = (path) => withoutPatches.has(patchedPackage(path))
+
 const onDemand = {
   name: 'on-demand',
   setup(builder) {
-    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
+    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) && !leftOut(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
     builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
     builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => ({contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
   },
@@ -428,7 +435,7 @@ const patches = {
     const files = new Map(PATCHES.map(({file}) => [join(root, file), PATCHES.filter((patch) => patch.file === file)]))
     builder.onLoad({filter: /[\\/]node_modules[\\/]/}, ({path}) => {
       const patchesOfFile = files.get(path)
-      if (!patchesOfFile) return undefined
+      if (!patchesOfFile || leftOut(path)) return undefined
       let source = readFileSync(path, 'utf8')
       for (const patch of patchesOfFile) {
         if (!source.includes(patch.find)) return {errors: [{text: `${patch.file} no longer has \`${patch.find}\`: review PATCHES in scripts/build.mjs`}]}
@@ -472,11 +479,11 @@ const slimUndici = {
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
     builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
     builder.onResolve({filter: /^node:assert$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'assert-on-demand'}, () => ({contents: ASSERT_ON_DEMAND, loader: 'js'}))
   },
