@@ -1,4 +1,4 @@
-import {spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -49,23 +49,27 @@ describe('the patches of dependencies still do their work', () => {
     rmSync(work, {recursive: true, force: true})
   })
 
-  const run = (args: string[], extra: Record<string, string> = {}) => {
+  // Spawned without blocking: the sandbox answering the lookups runs in this process.
+  const run = async (args: string[], extra: Record<string, string> = {}) => {
     const report = join(work, 'report.json')
     rmSync(report, {force: true})
     const env = cleanEnv({GATEWAY_CONFIG_DIR: join(work, 'config'), GATEWAY_BASE_URL: sandbox.baseUrl, PATCH_REPORT: report, ...extra})
-    const result = spawnSync(process.execPath, ['--require', join(work, 'preload.cjs'), BIN, ...args], {env, encoding: 'utf8'})
-    return {code: result.status, stderr: result.stderr, report: JSON.parse(readFileSync(report, 'utf8')) as Report}
+    const child = spawn(process.execPath, ['--require', join(work, 'preload.cjs'), BIN, ...args], {env, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    return {code, stderr, report: JSON.parse(readFileSync(report, 'utf8')) as Report}
   }
 
-  it('oclif (through oclif, not the fast path): no readline, perf_hooks or child_process at start', () => {
-    const {code, report} = run(['tx', 'create', '--amount', '10.00'], {GATEWAY_FAST_PATH: '0'})
+  it('oclif (through oclif, not the fast path): no readline, perf_hooks or child_process at start', async () => {
+    const {code, report} = await run(['tx', 'create', '--amount', '10.00'], {GATEWAY_FAST_PATH: '0'})
     expect(code).toBe(2)
     expect(report.builtins.filter((name) => ['readline', 'perf_hooks', 'child_process', 'http', 'http2', 'crypto'].includes(name))).toEqual([])
   })
 
   for (const fast of ['1', '0']) {
-    it(`undici (${fast === '1' ? 'the fast path' : 'through oclif'}): a lookup loads no node:http, node:http2 or node:assert, and takes the parser compiled early`, () => {
-      const {code, stderr, report} = run(['tx', 'get', id, '--json'], {GATEWAY_FAST_PATH: fast})
+    it(`undici (${fast === '1' ? 'the fast path' : 'through oclif'}): a lookup loads no node:http, node:http2 or node:assert, and takes the parser compiled early`, async () => {
+      const {code, stderr, report} = await run(['tx', 'get', id, '--json'], {GATEWAY_FAST_PATH: fast})
       expect(code, stderr).toBe(0)
       expect(report.builtins.filter((name) => ['http', 'http2', 'assert'].includes(name))).toEqual([])
       // undici compiled no parser of its own: it took the one the client compiled in the background.
@@ -73,8 +77,8 @@ describe('the patches of dependencies still do their work', () => {
     })
   }
 
-  it('undici without the early compile (UNDICI_NO_WASM_SIMD) compiles its own parser, as it always does', () => {
-    const {code, stderr, report} = run(['tx', 'get', id, '--json'], {UNDICI_NO_WASM_SIMD: '1'})
+  it('undici without the early compile (UNDICI_NO_WASM_SIMD) compiles its own parser, as it always does', async () => {
+    const {code, stderr, report} = await run(['tx', 'get', id, '--json'], {UNDICI_NO_WASM_SIMD: '1'})
     expect(code, stderr).toBe(0)
     expect(report.compiledByUndici).toBe(1)
   })
