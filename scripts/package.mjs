@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Packages the built CLI (run `npm run build` first; `npm run package` does) for the machine it
-// runs on:
-//   dist/package/gateway: one executable that needs no Node on the machine, Node's own binary with
+// runs on, around the project's own Node (package.json devDependencies.node, scripts/runtime.mjs),
+// whatever Node runs this script:
+//   dist/package/gateway: one executable that needs no Node on the machine, that Node's binary with
 //     the CLI injected as a single executable application (SEA): package.json, the oclif manifest,
 //     the bundle and its code cache travel inside it as assets, and run from memory
-//     (packaging/sea-entry.cjs);
+//     (packaging/sea-entry.cjs). It takes no Node options from NODE_OPTIONS or its command line (execArgvExtension "none");
 //   dist/package/gateway_<version>_<arch>.deb: the executable, with a /usr/bin/gateway that starts it
-//     without NODE_OPTIONS, a man page, bash and zsh completions and a copyright file (scripts/deb.mjs).
+//     without NODE_OPTIONS, a man page, bash and zsh completions, a copyright file and the bill of
+//     materials (scripts/deb.mjs).
 import {execFileSync} from 'node:child_process'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
