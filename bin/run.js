@@ -6,6 +6,13 @@
 // made for another bundle is not offered: the bundle is then compiled as usual.
 // CommonJS (bin/package.json), so that Node need not start its ES module loader.
 'use strict'
+// Before anything else: an older Node is told, in one line, which Node the CLI needs (package.json
+// engines; test/e2e/old-node.test.ts holds the two to each other).
+const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(Number)
+if (nodeMajor < 22 || (nodeMajor === 22 && nodeMinor < 19)) {
+  process.stderr.write(`gateway needs Node.js 22.19 or newer; this is Node.js ${process.version} (${process.execPath})\n`)
+  process.exit(1)
+}
 const {readFileSync, writeFileSync} = require('node:fs')
 const {dirname, join} = require('node:path')
 

@@ -31,6 +31,10 @@ import {fileURLToPath} from 'node:url'
 import autocannon from 'autocannon'
 
 import {baseEnv, bin, measure, median, startSandbox, timeBin} from './bench-tools.mjs'
+import {onPinnedNode} from './runtime.mjs'
+
+// Bare Node, the floor of every ratio, is the project's own Node, which the CLI is built for.
+onPinnedNode(import.meta.url)
 
 const option = (name, fallback) => {
   const index = process.argv.indexOf(`--${name}`)

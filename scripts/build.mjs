@@ -13,7 +13,9 @@
 //   4. a V8 code cache of the bundle (dist/bundle/gateway.cjs.cache), made by running the CLI's
 //      hot paths against a sandbox: bin/run.js hands it to V8, which then skips most compiling.
 // Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
-// (FILE: esbuild's account of what went into the bundle, for size studies)
+//   [--without-patches undici,oclif]
+// (FILE: esbuild's account of the main bundle, for size studies; --without-patches: a build with
+// that package's PATCHES and stand-ins left out, to measure what they buy)
 import {execFileSync, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -23,12 +25,24 @@ import {dirname, join, relative, sep} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
-import {build} from 'esbuild'
+import {build as esbuild, version as esbuildVersion} from 'esbuild'
 
 import {contractShapesSource} from './contract-shapes.mjs'
 import {commandTable, FAST_COMMANDS, fastBundleName, vendorBundleName} from './fast-table.mjs'
+import {onPinnedNode, pinnedNode} from './runtime.mjs'
+import {writeSbom} from './sbom.mjs'
+
+// The code caches are Node's own (V8 refuses them from another Node): built on the project's Node.
+onPinnedNode(import.meta.url)
 
 const root = fileURLToPath(new URL('..', import.meta.url))
+/** esbuild's account of every bundle written (what went into each), for the bill of materials. */
+const metafiles = []
+const build = async (options) => {
+  const result = await esbuild({...options, metafile: true})
+  metafiles.push(result.metafile)
+  return result
+}
 const require = createRequire(import.meta.url)
 const commandsDir = join(root, 'src', 'commands')
 const bundle = join(root, 'dist', 'bundle', 'gateway.cjs')
@@ -154,19 +168,16 @@ function entrySource(commands, hooks) {
 /**
  * undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~30 ms), and its cookie
  * module reads globalThis.Headers, which makes Node load its own copy of undici too (~25 ms more).
- * The CLI needs only dispatchers, interceptors and `request`, so the bundle takes them from undici's
- * own modules.
+ * The CLI needs only the agent, the retry interceptor and each dispatcher's own request() (undici's
+ * Dispatcher API, the origin and path given apart), so the bundle takes them from undici's own
+ * modules, six of them, and puts undici's API on every dispatcher as its index does.
  * The names offered are listed here; the build fails if the sources ask undici for another one.
  */
 const UNDICI_SLIM = `
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
 import apiRequest from 'undici/lib/api/api-request.js'
-import util from 'undici/lib/core/util.js'
-import globalDispatcher from 'undici/lib/global.js'
 export {default as Agent} from 'undici/lib/dispatcher/agent.js'
-export {default as Client} from 'undici/lib/dispatcher/client.js'
 export {default as Pool} from 'undici/lib/dispatcher/pool.js'
-export {default as errors} from 'undici/lib/core/errors.js'
 export {default as buildConnector} from 'undici/lib/core/connect.js'
 export {Dispatcher}
 // Loaded only for a gateway reached through a proxy (src/api/transport.ts).
@@ -174,42 +185,26 @@ export function ProxyAgent(options) {
   const Real = require('undici/lib/dispatcher/proxy-agent.js')
   return new Real(options)
 }
-export const {getGlobalDispatcher, setGlobalDispatcher} = globalDispatcher
-// Each interceptor is loaded when first asked for.
+// The global dispatcher (an agent undici makes when its module is first loaded), when first asked for.
+export const getGlobalDispatcher = () => require('undici/lib/global.js').getGlobalDispatcher()
+// The interceptors the sources use, each loaded when first asked for.
 export const interceptors = {
-  get redirect() { return require('undici/lib/interceptor/redirect.js') },
-  get responseError() { return require('undici/lib/interceptor/response-error.js') },
   get retry() { return require('undici/lib/interceptor/retry.js') },
-  get dump() { return require('undici/lib/interceptor/dump.js') },
-  get dns() { return require('undici/lib/interceptor/dns.js') },
-  get cache() { return require('undici/lib/interceptor/cache.js') },
-  get decompress() { return require('undici/lib/interceptor/decompress.js') },
-  get deduplicate() { return require('undici/lib/interceptor/deduplicate.js') },
 }
 
-// As undici's index does: every dispatcher answers request(), stream(), pipeline(), upgrade() and
-// connect(). The CLI calls request() alone: the others load their module when first called.
+// undici's index puts its API (lib/api) on Dispatcher.prototype: request(), stream(), pipeline(),
+// upgrade() and connect(). The CLI calls request() alone, so the other four are read from that
+// same module only when first called (loading them all costs some 2 to 6 ms of a request's start-up).
 Object.assign(Dispatcher.prototype, {
   request: apiRequest,
-  stream(...args) { return require('undici/lib/api/api-stream.js').apply(this, args) },
-  pipeline(...args) { return require('undici/lib/api/api-pipeline.js').apply(this, args) },
-  upgrade(...args) { return require('undici/lib/api/api-upgrade.js').apply(this, args) },
-  connect(...args) { return require('undici/lib/api/api-connect.js').apply(this, args) },
+  stream(...args) { return require('undici/lib/api/index.js').stream.apply(this, args) },
+  pipeline(...args) { return require('undici/lib/api/index.js').pipeline.apply(this, args) },
+  upgrade(...args) { return require('undici/lib/api/index.js').upgrade.apply(this, args) },
+  connect(...args) { return require('undici/lib/api/index.js').connect.apply(this, args) },
 })
-
-/** undici's request(url, options): the URL split into origin and path, sent by options.dispatcher. */
-export function request(url, options = {}) {
-  const target = options.path == null ? util.parseURL(url) : new URL(util.parseOrigin(url).origin + (options.path.startsWith('/') ? '' : '/') + options.path)
-  const {dispatcher = getGlobalDispatcher()} = options
-  return dispatcher.request({
-    ...options,
-    origin: target.origin,
-    path: target.pathname + target.search,
-    method: options.method || (options.body ? 'PUT' : 'GET'),
-  })
-}
 `
-const UNDICI_SLIM_NAMES = new Set(['Agent', 'Client', 'Pool', 'ProxyAgent', 'buildConnector', 'errors', 'Dispatcher', 'getGlobalDispatcher', 'setGlobalDispatcher', 'request', 'interceptors'])
+const UNDICI_SLIM_NAMES = new Set(['Agent', 'Pool', 'ProxyAgent', 'buildConnector', 'Dispatcher', 'getGlobalDispatcher', 'interceptors'])
+const UNDICI_INTERCEPTORS = new Set(['retry'])
 
 /** The names a source file takes from undici: `import {a, b as c} from 'undici'`, `const {a} = await import('undici')`. */
 function undiciNames(source) {
@@ -431,10 +426,15 @@ module.exports = new Proxy(assert, {get: (target, name) => (name === 'ok' ? asse
 /** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
 const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
 
+/** The packages whose patches and stand-ins this build leaves out (--without-patches), for studies. */
+const withoutPatches = new Set(process.argv.includes('--without-patches') ? process.argv[process.argv.indexOf('--without-patches') + 1].split(',') : [])
+const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : undefined)
+const leftOut = (path) => withoutPatches.has(patchedPackage(path))
+
 const onDemand = {
   name: 'on-demand',
   setup(builder) {
-    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
+    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) && !leftOut(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
     builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
     builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => ({contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
   },
@@ -446,7 +446,7 @@ const patches = {
     const files = new Map(PATCHES.map(({file}) => [join(root, file), PATCHES.filter((patch) => patch.file === file)]))
     builder.onLoad({filter: /[\\/]node_modules[\\/]/}, ({path}) => {
       const patchesOfFile = files.get(path)
-      if (!patchesOfFile) return undefined
+      if (!patchesOfFile || leftOut(path)) return undefined
       let source = readFileSync(path, 'utf8')
       for (const patch of patchesOfFile) {
         if (!source.includes(patch.find)) return {errors: [{text: `${patch.file} no longer has \`${patch.find}\`: review PATCHES in scripts/build.mjs`}]}
@@ -480,6 +480,8 @@ const slimUndici = {
       const source = readFileSync(importer, 'utf8').replace(/import\s+type\s*\{[^}]*\}\s*from\s*['"]undici['"]/g, '')
       const {names, whole} = undiciNames(source)
       const missing = names.filter((name) => !UNDICI_SLIM_NAMES.has(name))
+      // The interceptors offered: those the sources use.
+      for (const [, name] of source.matchAll(/\binterceptors\.(\w+)/g)) if (!UNDICI_INTERCEPTORS.has(name)) missing.push(`interceptors.${name}`)
       if (whole || missing.length > 0) {
         const what = whole ? 'undici as a whole' : `${missing.join(', ')} from undici`
         return {errors: [{text: `${relative(root, importer)} takes ${what}: name each export it uses, and offer it in UNDICI_SLIM (scripts/build.mjs)`}]}
@@ -488,11 +490,11 @@ const slimUndici = {
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
     builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
     builder.onResolve({filter: /^node:assert$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'assert-on-demand'}, () => ({contents: ASSERT_ON_DEMAND, loader: 'js'}))
   },
@@ -558,12 +560,12 @@ for (const {event} of hooks) {
 /** How every bundle of the CLI is built: the main one, and the fast path's plan, commands and vendor bundles. @type {import('esbuild').BuildOptions} */
 const cliBuild = {
   bundle: true,
-  // CommonJS: the one format Node 20 compiles from a V8 code cache (vm.Script).
+  // CommonJS: compiled by bin/run.js with vm.Script, from a V8 code cache made at build time.
   format: 'cjs',
   // `await import()` of a bundled module becomes a call of its initialiser, run when first reached.
   supported: {'dynamic-import': false},
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   // Only oclif's development mode loads these, and a built CLI turns it off (see run above).
   external: ['typescript', 'ts-node', 'tsx'],
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
@@ -694,13 +696,23 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   outfile: join(root, 'dist', 'library', 'index.js'),
   plugins: [parserBytes, patches],
   // A bundled CommonJS module's require of a Node built-in, in an ES module.
   banner: {js: "import {createRequire as gatewayCreateRequire} from 'node:module'; const require = gatewayCreateRequire(import.meta.url);"},
   logLevel: 'warning',
 })
+
+// The bill of materials (scripts/sbom.mjs): every package the bundles carry, and the Node the
+// single executable embeds.
+const patchedFolders = new Map()
+for (const {file} of PATCHES) {
+  const folder = file.split('/').slice(0, file.split('/')[1].startsWith('@') ? 3 : 2).join('/')
+  patchedFolders.set(folder, (patchedFolders.get(folder) ?? 0) + 1)
+}
+const bom = writeSbom(join(root, 'dist', 'sbom.cdx.json'), {root, metafiles, patched: patchedFolders, runtime: pinnedNode(), esbuildVersion})
+console.log(`wrote dist/sbom.cdx.json: ${bom.components} components`)
 
 const metafile = process.argv.indexOf('--metafile')
 if (metafile !== -1) writeFileSync(process.argv[metafile + 1], JSON.stringify(result.metafile))

@@ -8,7 +8,9 @@
 //   /usr/share/bash-completion/completions/gateway, /usr/share/zsh/vendor-completions/_gateway
 //                                                 the scripts `gateway completion bash|zsh` prints
 //                                                 (Recommends: bash-completion, which loads the first);
-//   /usr/share/doc/gateway/copyright.
+//   /usr/share/doc/gateway/copyright;
+//   /usr/share/doc/gateway/sbom.cdx.json          the bill of materials the build wrote (dist/sbom.cdx.json):
+//                                                 the packages the executable carries, and its Node.
 // Depends: comes from the shared libraries the executable needs (objdump -p) and the lowest version of
 // each library's package that has the symbol versions it uses (the package's dpkg symbols file).
 // Usage: node scripts/deb.mjs (after `npm run build` and the executable), or buildDeb() from package.mjs.
@@ -19,20 +21,23 @@ import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {gzipSync} from 'node:zlib'
 
+import {pinnedNode} from './runtime.mjs'
+
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** The executable's path inside the package; /usr/bin/gateway is the wrapper that starts it. */
 export const LIBEXEC = 'usr/lib/gateway/gateway'
 
 /**
- * /usr/bin/gateway. Node 20's single executable reads NODE_OPTIONS (a --require preload runs
- * before its own code), so the operator's NODE_OPTIONS, meant for their own Node work, is cleared
- * here. The executable is found beside the wrapper's own folder (../lib/gateway/gateway), which is
- * /usr/lib/gateway/gateway once installed and also holds in a package unpacked elsewhere.
+ * /usr/bin/gateway. The executable itself takes no Node options from NODE_OPTIONS (its SEA config
+ * says execArgvExtension "none", scripts/package.mjs); the wrapper clears it as well, a second
+ * guard for the operator's NODE_OPTIONS, meant for their own Node work. The executable is found
+ * beside the wrapper's own folder (../lib/gateway/gateway), which is /usr/lib/gateway/gateway once
+ * installed and also holds in a package unpacked elsewhere.
  */
 export const WRAPPER = `#!/bin/sh
 # gateway: runs /usr/lib/gateway/gateway without the caller's NODE_OPTIONS, which is meant for
-# their own Node programs (the executable, run directly, still reads it).
+# their own Node programs (the executable ignores it too).
 unset NODE_OPTIONS
 real=\${0%/*}/../lib/gateway/gateway
 [ -x "$real" ] || real=/usr/lib/gateway/gateway
@@ -150,7 +155,7 @@ export function manPage(pjson, commands) {
     '.TP',
     '\\fBNODE_OPTIONS\\fR',
     roff(
-      `Ignored: /usr/bin/gateway is a small sh script that unsets it and runs the executable, /${LIBEXEC}, so an operator's NODE_OPTIONS (meant for their own Node programs: a --require preload, --inspect) never runs inside gateway. The executable run directly still reads NODE_OPTIONS, as Node 20's single executables do: run it through /usr/bin/gateway, or with NODE_OPTIONS unset.`,
+      `Ignored: /usr/bin/gateway is a small sh script that unsets it and runs the executable, /${LIBEXEC}, so an operator's NODE_OPTIONS (meant for their own Node programs: a --require preload, --inspect) never runs inside gateway. The executable run directly ignores NODE_OPTIONS too: it is built to take no Node options from it.`,
     ),
   )
   lines.push(
@@ -227,8 +232,11 @@ export async function buildDeb({executable = join(root, 'dist', 'package', 'gate
   put('usr/share/zsh/vendor-completions/_gateway', zshCompletion(manifestCommands, topics))
   put(
     'usr/share/doc/gateway/copyright',
-    `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: gateway\nSource: ${pjson.name} ${pjson.version}\n\nFiles: *\nCopyright: the gateway authors\nLicense: proprietary\n Built with Node.js ${process.version}, whose binary the executable carries under its own licenses (MIT, and those of its bundled dependencies, in the LICENSE file of that Node.js release).\n`,
+    `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: gateway\nSource: ${pjson.name} ${pjson.version}\n\nFiles: *\nCopyright: the gateway authors\nLicense: proprietary\n Built with Node.js v${pinnedNode().version}, whose binary the executable carries under its own licenses (MIT, and those of its bundled dependencies, in the LICENSE file of that Node.js release).\n`,
   )
+  const bom = join(root, 'dist', 'sbom.cdx.json')
+  if (!existsSync(bom)) throw new Error(`${bom} is missing: run npm run build`)
+  put('usr/share/doc/gateway/sbom.cdx.json', readFileSync(bom))
   const installedKb = Math.ceil(Number(run('du', ['-sk', join(staging, 'usr')]).split('\t')[0]))
   put('DEBIAN/control', controlText({version: pjson.version, debArch, installedKb, depends: depends(executable), description: pjson.description}))
   const deb = join(out, `gateway_${pjson.version}_${debArch}.deb`)

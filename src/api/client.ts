@@ -289,9 +289,8 @@ export class GatewayClient {
   private async send<T>(method: string, path: string, options: RequestOptions, bearer?: string): Promise<ApiResponse<T>> {
     // The request made ready: undici loaded and its pool set up, the URL, headers and body. An error
     // here is this program's own, and nothing has left.
-    const {request, dispatchers, url, headers, body} = await beforeSending(
+    const {dispatchers, url, headers, body} = await beforeSending(
       async () => {
-        const {request} = await import('undici')
         const dispatchers = await this.dispatchers()
         await prepareHttpParser()
         const headers: Record<string, string> = {
@@ -308,7 +307,7 @@ export class GatewayClient {
           body = JSON.stringify(options.json)
         }
         if (bearer) headers.authorization = `Bearer ${bearer}`
-        return {request, dispatchers, url: this.url(path, options.query), headers, body}
+        return {dispatchers, url: this.url(path, options.query), headers, body}
       },
       options,
       `${method} ${path}`,
@@ -346,17 +345,20 @@ export class GatewayClient {
     let responseHeaders: Record<string, string | string[] | undefined>
     let text: string
     try {
-      const response = await request(url, {
+      // undici's own Dispatcher.request(): the dispatcher is the one asked, and the URL is given as origin and path.
+      const dispatcher = mode === 'never' ? dispatchers.plain : dispatchers.retrying
+      const response = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: method as 'GET',
         headers,
         body,
-        dispatcher: mode === 'never' ? dispatchers.plain : dispatchers.retrying,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         // Each attempt has its timeout (above); the signal bounds them all, waits included.
         signal: AbortSignal.timeout(deadlineMs),
         ...(mode === 'never' ? {} : {retryOptions: {throwOnError: false, retry}}),
-      } as Parameters<typeof request>[1])
+      } as Dispatcher.RequestOptions)
       status = response.statusCode
       responseHeaders = response.headers
       text = await this.readBody(response, {timeoutMs, left: timeoutMs - (monotonicMs() - attemptStarted), context})

@@ -36,6 +36,10 @@ export function prepareHttpParser(): Promise<void> {
     const skip = process.env.UNDICI_NO_WASM_SIMD === '1' || process.arch === 'ppc64'
     const slot: Slot = {ready: Promise.resolve()}
     if (!skip) {
+      // A compile in progress holds nothing of the event loop (Node 24): a command with nothing else
+      // to wait for meanwhile (a login) would end, exit 0 and silent, before its request. A timer
+      // holds the loop until the compile is done.
+      const hold = setInterval(() => {}, 60_000)
       slot.ready = (globalThis as unknown as {WebAssembly: Wasm}).WebAssembly.compile(bytes)
         .then(
           (module) => {
@@ -43,6 +47,7 @@ export function prepareHttpParser(): Promise<void> {
           },
           () => {},
         )
+        .finally(() => clearInterval(hold))
     }
     holder[KEY] = slot
   }

@@ -1,4 +1,4 @@
-import {Agent, request} from 'undici'
+import {Agent} from 'undici'
 
 import type {Courier, DeliveryReport} from './domain/notifications.js'
 import {pointsAtItself} from './http/addresses.js'
@@ -62,11 +62,13 @@ export class HttpCourier implements Courier {
     const forwarded = forwardTo === undefined ? {} : {forwardedTo: forwardTo}
     if (pointsAtItself(forwardTo ?? url, this.selfPort)) return {outcome: 'ERROR', error: 'not delivered: the URL points at the sandbox itself', ...forwarded}
     try {
-      const answer = await request(forwardTo ?? url, {
+      const target = new URL(forwardTo ?? url)
+      const answer = await this.agent.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
         method: 'POST',
         headers,
         body: JSON.stringify(notification),
-        dispatcher: this.agent,
         signal: AbortSignal.timeout(timeoutMs),
       })
       await answer.body.dump({limit: ANSWER_LIMIT}).catch(() => undefined)

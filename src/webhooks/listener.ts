@@ -322,10 +322,13 @@ export class WebhookListener extends EventEmitter {
     for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name)) relayed[name] = value
     const timeoutMs = this.options.forwardTimeoutMs ?? 4000
     const started = performance.now()
-    const {request} = await import('undici')
+    const {getGlobalDispatcher} = await import('undici')
     let status: number
     try {
-      const response = await request(target, {
+      const url = new URL(target)
+      const response = await getGlobalDispatcher().request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: 'POST',
         headers: relayed,
         body: raw.length > 0 ? raw : undefined,

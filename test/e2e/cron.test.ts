@@ -77,8 +77,10 @@ describe("the README's crontab lines, run as cron runs them", () => {
       etc: join(base, 'etc-gateway'),
     }
     for (const dir of [dirs.bin, dirs.home, dirs.log, dirs.exports, dirs.erp]) mkdirSync(dir, {recursive: true})
-    // Where `npm install -g` puts the command: a link to the CLI's bin/run.js (node is in /usr/bin).
+    // Where `npm install -g` puts the command: a link to the CLI's bin/run.js, beside the Node it
+    // needs (22.19 or newer: the one running these tests), as a Node installed in /usr/local is.
     symlinkSync(BIN, join(dirs.bin, 'gateway'))
+    symlinkSync(process.execPath, join(dirs.bin, 'node'))
     const place = (text: string) =>
       text
         .replaceAll('/usr/local/bin', dirs.bin)
