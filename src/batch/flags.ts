@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {FlagTable} from '../input/fields.js'
 import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /**
  * The global `--retries N` flag, spread into the global flags: how many times a request that may be
