@@ -3,12 +3,15 @@
 // modules rather than its index, so that the fast path (src/fast) can bundle them, with oclif's
 // parser, without the rest of oclif: both paths then read a command line with the same parser and
 // the same objects.
-import * as Args from '@oclif/core/args'
-import * as Flags from '@oclif/core/flags'
+import {string as argString} from '@oclif/core/args'
+import {boolean, custom, string} from '@oclif/core/flags'
 
 import {parseDuration} from '../input/duration.js'
 import {MAX_TIMER_MS} from '../schemas/enums.js'
 import {retryFlag} from './retry-flag.js'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {boolean, custom, string}
 
 /** A duration flag: "500ms", "30s", "10m", "2h", or a bare number of seconds. Parsed to milliseconds. */
 export const durationFlag = Flags.custom<number>({
@@ -23,7 +26,7 @@ export const durationFlag = Flags.custom<number>({
 })
 
 /** The ID argument of the commands that name one transaction. */
-export const transactionIdArg = Args.string({description: 'Transaction id (a UUID).', required: true})
+export const transactionIdArg = argString({description: 'Transaction id (a UUID).', required: true})
 
 /** --json, saying what the one document on stdout holds for this command. */
 export function jsonFlag(holds: string) {

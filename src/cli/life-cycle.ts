@@ -3,13 +3,16 @@
 // way and end it the same way: the global flags, --json, the failure report and error envelope, the
 // exit code, a closed stdout. The command line is read by oclif's own parser (its parser module,
 // which bundles without the rest of oclif) with the command's own flag definitions.
-import * as Flags from '@oclif/core/flags'
+import {boolean} from '@oclif/core/flags'
 import type {ArgInput, FlagInput, ParserOutput} from '@oclif/core/interfaces'
 import {parse} from '@oclif/core/parser'
 
 import {processContext, type CommandContext} from './context.js'
 import {ExitCode, UsageError} from './errors.js'
 import {commandGlobals, givesFlag, type GlobalFlags, printResult, quietOnClosedStdout, reportFailure, typedFlag} from './outcome.js'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {boolean}
 
 /** What a command declares of its command line, as an oclif command class does. */
 export interface CommandDefinition {

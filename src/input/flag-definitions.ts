@@ -1,7 +1,10 @@
-import * as Flags from '@oclif/core/flags'
+import {boolean, string} from '@oclif/core/flags'
 import type {FlagInput} from '@oclif/core/interfaces'
 
 import type {FlagTable} from './fields.js'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {boolean, string}
 
 /** The oclif flag definitions of a table. */
 export function flagsOf(table: FlagTable): FlagInput {

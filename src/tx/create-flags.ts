@@ -1,6 +1,6 @@
 // `tx create`'s flags: the one definition its oclif class (src/commands/tx/create.ts) declares and
 // the fast path (src/fast/tx-create.ts) reads the command line with, through the same parser.
-import * as Flags from '@oclif/core/flags'
+import {boolean, string} from '@oclif/core/flags'
 
 import {fieldsFlag, jsonFlag} from '../cli/flags.js'
 import {batchFlags} from '../batch/flags.js'
@@ -9,6 +9,9 @@ import {flagsOf} from '../input/flag-definitions.js'
 import {TX_CREATE_FIELDS} from '../input/transaction.js'
 import {TX_CREATE_RECORD_FIELDS} from '../output/fields.js'
 import {OUTPUT_FORMATS} from '../output/printer.js'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {boolean, string}
 
 export const txCreateFlags = {
   json: jsonFlag('the create response (id, status, amount, pixResponse) plus idempotencyKey'),

@@ -1,10 +1,13 @@
 // `tx get`'s flags and argument: the one definition its oclif class (src/commands/tx/get.ts)
 // declares and the fast path (src/fast/tx-get.ts) reads the command line with, through the same parser.
-import * as Flags from '@oclif/core/flags'
+import {boolean, string} from '@oclif/core/flags'
 
 import {durationFlag, fieldsFlag, jsonFlag, transactionIdArg} from '../cli/flags.js'
 import {TRANSACTION_RECORD_FIELDS} from '../output/fields.js'
 import {TRANSACTION_STATUSES} from '../schemas/enums.js'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {boolean, string}
 
 export const txGetArgs = {
   id: transactionIdArg,
