@@ -13,9 +13,11 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 /**
- * Every command's base: it parses the flags, hands the command a context (IO, environment, clock,
- * config folder, gateway), and owns the end of every run: --json's single document, errors
- * included, and the exit code. Subclasses only declare flags and call their logic.
+ * Every command's base: it declares the global flags and --json, and runs each command through
+ * runCommand (src/cli/life-cycle.ts), the life cycle the fast path runs too: the line read by
+ * oclif's parser, a context (IO, environment, clock, config folder, gateway), and the end of every
+ * run: --json's single document, errors included, and the exit code. Subclasses only declare flags
+ * and call their logic.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
