@@ -14,8 +14,9 @@
 //      hot paths against a sandbox: bin/run.js hands it to V8, which then skips most compiling.
 // Usage: node scripts/build.mjs [--no-manifest] [--no-minify] [--no-code-cache] [--metafile FILE]
 //   [--without-patches undici,oclif]
-// (FILE: esbuild's account of the main bundle, for size studies; --without-patches: a build with
-// that package's PATCHES and stand-ins left out, to measure what they buy)
+// (FILE: esbuild's account of the main bundle, for size studies, and FILE.fast-*.cjs.json of each
+// fast bundle; --without-patches: a build with that package's PATCHES and stand-ins left out, to
+// measure what they buy)
 import {execFileSync, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -28,7 +29,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 import {build as esbuild, version as esbuildVersion} from 'esbuild'
 
 import {contractShapesSource} from './contract-shapes.mjs'
-import {commandTable, FAST_COMMANDS, fastBundleName, vendorBundleName} from './fast-table.mjs'
+import {FAST_COMMANDS, fastBundleName, fastCommandProblems, vendorBundleName} from './fast-table.mjs'
 import {onPinnedNode, pinnedNode} from './runtime.mjs'
 import {writeSbom} from './sbom.mjs'
 
@@ -584,11 +585,11 @@ const result = await build({
 })
 finishBundle(bundle)
 
-// The fast path (src/fast): the plan, which reads the command line with the table read here off
-// the command classes as tsc built them (scripts/fast-table.mjs; the build fails on a flag the
-// table cannot hold), and each command it knows in a bundle of its own with its own code cache.
-// bin/run.js loads the plan first, and the command's bundle instead of oclif when the plan reads
-// the whole line.
+// The fast path (src/fast): each command it knows in a bundle of its own with its own code cache,
+// which reads the line with oclif's parser and the definitions the command's class declares (the
+// build checks that they are the same objects: scripts/fast-table.mjs), and the launcher
+// (dist/bundle/launch.cjs) that bin/run.js and the executable both start: it runs a line from the
+// command's bundle when that bundle's reading takes it, and oclif otherwise.
 
 /**
  * Packages the fast bundles load from bundles of their own (dist/bundle/vendor-*.cjs, each with
@@ -610,10 +611,12 @@ const rawVendor = (specifier) => {
   return {path: `${VENDOR_PREFIX}${specifier}`, external: true}
 }
 
-const fastTable = {}
-for (const {id, declines} of FAST_COMMANDS) {
+const declaredHooks = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif?.hooks ?? {}
+for (const {id, entry} of FAST_COMMANDS) {
   const {default: command} = await import(pathToFileURL(join(root, 'dist', 'commands', ...id.split(':')) + '.js').href)
-  fastTable[id] = commandTable(id, command, declines)
+  const {command: fast} = await import(pathToFileURL(join(root, 'dist', entry.replace(/^src\//, '').replace(/\.ts$/, '.js'))).href)
+  const problems = fastCommandProblems(id, command, fast, declaredHooks)
+  if (problems.length > 0) throw new Error(`the fast path cannot run \`${id.replaceAll(':', ' ')}\`: ${problems.join('; ')}`)
 }
 const vendorSpecifiers = new Map()
 /** A fast bundle's packages, from vendor bundles, but for those it carries itself (FAST_COMMANDS). */
@@ -648,9 +651,58 @@ const rawParsers = {
     )
   },
 }
+/**
+ * oclif's parser and flag builders, for the fast bundles, without the rest of oclif. They take oclif's
+ * errors from its errors index, which loads its error handler and with it oclif's help, config and
+ * module loader (most of oclif): the fast bundles get the one class they use, CLIError, from its own
+ * module. The flag builders and the parser's index also require oclif's help, for `Flags.help`'s
+ * reading and for the usage text: the fast path never reads a help flag (it leaves every line with
+ * one to oclif), and the stand-in says so if it were ever asked.
+ */
+const oclifLib = join(root, 'node_modules', '@oclif', 'core', 'lib')
+const OCLIF_ERRORS_ALONE = `module.exports = {CLIError: require(${JSON.stringify(join(oclifLib, 'errors', 'errors', 'cli.js'))}).CLIError}\n`
+const OCLIF_NO_HELP = `const none = () => { throw new Error('oclif help is not part of the fast path') }
+module.exports = {loadHelpClass: none, flagUsages: none}
+`
+/**
+ * What oclif's parser errors and CLIError use only when an error is made or shown: the theme (with
+ * ansis and supports-color, which look at the terminal when loaded), the list layout, and the
+ * screen's widths, which make process.stdout and process.stderr when loaded (a lookup into a pipe
+ * never makes the stderr it writes nothing to). In the fast bundles each is loaded when first used.
+ */
+const OCLIF_ON_DEMAND = {
+  'parser/errors.js': ['../ux/theme', '../ux/list'],
+  'errors/errors/cli.js': ['../../ux/theme', '../../screen'],
+}
+const onDemandModule = (file) => `let real
+const load = () => (real ??= require(${JSON.stringify(file)}))
+module.exports = new Proxy({}, {get: (_, name) => (name === '__esModule' ? true : load()[name])})
+`
+const oclifParserAlone = {
+  name: 'oclif-parser-alone',
+  setup(builder) {
+    builder.onResolve({filter: /^\.\.?\//}, ({path, importer}) => {
+      if (!importer.startsWith(oclifLib)) return undefined
+      const from = relative(oclifLib, importer).split(sep).join('/')
+      if (path === '../errors' && from === 'parser/errors.js') return {path: 'errors', namespace: 'oclif-alone'}
+      if (path === './errors' && from === 'flags.js') return {path: 'errors', namespace: 'oclif-alone'}
+      if (path === './help' && (from === 'flags.js' || from === 'parser/index.js')) return {path: 'help', namespace: 'oclif-alone'}
+      if (OCLIF_ON_DEMAND[from]?.includes(path)) return {path: join(dirname(importer), `${path}.js`), namespace: 'oclif-on-demand'}
+      return undefined
+    })
+    builder.onLoad({filter: /.*/, namespace: 'oclif-alone'}, ({path}) => ({contents: path === 'errors' ? OCLIF_ERRORS_ALONE : OCLIF_NO_HELP, resolveDir: root, loader: 'js'}))
+    builder.onLoad({filter: /.*/, namespace: 'oclif-on-demand'}, ({path}) => ({contents: onDemandModule(path), resolveDir: root, loader: 'js'}))
+  },
+}
 for (const {id, entry, carries} of FAST_COMMANDS) {
   const outfile = join(dirname(bundle), fastBundleName(id))
-  await build({...cliBuild, plugins: [vendorExternal(carries), rawParsers, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile})
+  await build({...cliBuild, plugins: [oclifParserAlone, vendorExternal(carries), rawParsers, ...cliBuild.plugins], entryPoints: [join(root, entry)], outfile, metafile: true}).then(({metafile}) => {
+    // Nothing else of oclif: its index, config, help or command class would mean the fast path loads oclif after all.
+    const oclif = Object.keys(metafile.inputs).filter((input) => input.includes('@oclif/core/lib/') && !/@oclif\/core\/lib\/(parser\/(index|parse|validate|errors)|flags|args|errors\/errors\/cli|util\/(util|fs)|cache|logger|screen|settings|ux\/(list|theme|supports-color)|interfaces\/theme)\.js$/.test(input))
+    if (oclif.length > 0) throw new Error(`${fastBundleName(id)} takes more of oclif than its parser: ${oclif.join(', ')}`)
+    const metafileOption = process.argv.indexOf('--metafile')
+    if (metafileOption !== -1) writeFileSync(`${process.argv[metafileOption + 1]}.${fastBundleName(id)}.json`, JSON.stringify(metafile))
+  })
   finishBundle(outfile, {wrapped: true})
 }
 for (const [name, specifiers] of [...vendorSpecifiers]) {
@@ -672,19 +724,26 @@ for (const specifier of Object.keys(RAW_VENDORS)) {
   if (vendorSpecifiers.has(specifier)) writeFileSync(join(dirname(bundle), RAW_VENDORS[specifier]), require(specifier))
 }
 
-const {bin: binName} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).oclif
+const {oclif: oclifSettings} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // Which vendor bundle offers each package the fast bundles take, by the id they require it as.
 const vendors = Object.fromEntries([...vendorSpecifiers].flatMap(([name, specifiers]) => [...specifiers].map((specifier) => [`${VENDOR_PREFIX}${specifier}`, RAW_VENDORS[name] ?? vendorBundleName(name)])))
-const planEntry = [
-  `const {plan, fastRequire} = require(${JSON.stringify(join(root, 'src', 'fast', 'plan.ts'))})`,
-  `const TABLE = ${JSON.stringify(fastTable)}`,
-  `const VENDORS = ${JSON.stringify(vendors)}`,
-  `exports.bin = ${JSON.stringify(binName)}`,
-  `exports.plan = (argv, env) => plan(TABLE, argv, env)`,
-  `exports.fastRequire = (load, nodeRequire, read) => fastRequire(VENDORS, load, nodeRequire, read)`,
+const launchTable = {
+  bin: oclifSettings.bin,
+  // As oclif reads them from package.json: its help flags, looked for anywhere before `--`, and its
+  // version flags, answered as the first word.
+  helpFlags: [...new Set(['--help', ...(oclifSettings.additionalHelpFlags ?? [])])],
+  versionFlags: [...new Set(['--version', ...(oclifSettings.additionalVersionFlags ?? [])])],
+  commands: FAST_COMMANDS.map(({id}) => ({id, words: id.split(':'), bundle: fastBundleName(id)})),
+  vendors,
+}
+const launchEntry = [
+  `const launcher = require(${JSON.stringify(join(root, 'src', 'fast', 'launch.ts'))})`,
+  `const TABLE = ${JSON.stringify(launchTable)}`,
+  `exports.launch = (host, argv, env) => launcher.launch(TABLE, host, argv, env)`,
+  `exports.fastReading = (host, argv, env) => launcher.fastReading(TABLE, host, argv, env)`,
 ].join('\n')
-await build({...cliBuild, stdin: {contents: planEntry, resolveDir: root, sourcefile: 'plan-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'plan.cjs')})
-finishBundle(join(dirname(bundle), 'plan.cjs'))
+await build({...cliBuild, stdin: {contents: launchEntry, resolveDir: root, sourcefile: 'launch-entry.js', loader: 'js'}, outfile: join(dirname(bundle), 'launch.cjs')})
+finishBundle(join(dirname(bundle), 'launch.cjs'))
 
 /**
  * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one

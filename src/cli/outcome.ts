@@ -1,7 +1,7 @@
 // The start and the end of every command run, without oclif: the global settings read from the
 // parsed flags, the --json document of a result, and the report of a failure (the error envelope,
-// the stderr lines and the exit code). The oclif base class (src/base-command.ts) and the fast path
-// (src/fast/hot.ts) both run commands through these, so the two say the same things.
+// the stderr lines and the exit code). runCommand (src/cli/life-cycle.ts), which the oclif base
+// class and the fast path both run, ends every run with these, so the two say the same things.
 import {readlinkSync} from 'node:fs'
 
 import {scrub} from '../api/redact.js'

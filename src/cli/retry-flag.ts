@@ -1,4 +1,7 @@
-import {Flags} from '@oclif/core'
+import {integer} from '@oclif/core/flags'
+
+/** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
+const Flags = {integer}
 
 /**
  * The global `--retries N` flag, spread into the global flags: how many times a request that may be

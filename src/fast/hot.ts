@@ -1,37 +1,41 @@
-// The fast path's runner: a command run from a plan (src/fast/plan.ts) without loading oclif,
-// through the same functions the oclif command calls (src/tx, src/cli/outcome.ts): the same
-// context, globals, logic, --json document, failure report and exit code. Each command of the
-// fast path has an entry of its own (src/fast/tx-*.ts), built into a bundle of its own with its
-// own code cache (dist/bundle/fast-*.cjs, scripts/build.mjs), which holds only what it loads.
+// The fast path's runner: a command run without loading oclif, from its own bundle (each command of
+// the fast path has an entry, src/fast/tx-*.ts, built into dist/bundle/fast-*.cjs with its own code
+// cache; src/fast/launch.ts loads it). It decides nothing of its own: the line is read by oclif's
+// parser with the command's own flag definitions (the module its oclif class declares them from),
+// and the command runs through the life cycle the oclif base command runs (src/cli/life-cycle.ts).
+// What that parser refuses, and what needs more of oclif than its parser, goes to oclif.
 
-import {processContext} from '../cli/context.js'
-import {commandGlobals, type GlobalFlags, guardStdout, printResult, reportFailure} from '../cli/outcome.js'
+import {readCommandLine, runCommand, type CommandDefinition, type CommandLine} from '../cli/life-cycle.js'
 import type {CommandContext} from '../cli/context.js'
-import type {Plan} from './plan.js'
 
-/** A command's logic, from its parsed flags and arguments: what it answers is its --json document. */
-export type Runner = (flags: Record<string, unknown>, args: Record<string, unknown>, ctx: CommandContext) => Promise<unknown>
+/** A command of the fast path: its definitions, as its oclif class declares them, and its logic. */
+export interface FastCommand {
+  definition: CommandDefinition
+  /** Flags the fast path leaves to oclif when they are given (what they need, its bundle does not carry). */
+  declines?: readonly string[]
+  run(flags: Record<string, unknown>, args: Record<string, unknown>, ctx: CommandContext): Promise<unknown>
+}
 
-/** Runs a planned command as this process, as the oclif command would (BaseCommand's init, run, catch and finally). */
-export async function runPlan(plan: Plan, bin: string, runner: Runner): Promise<void> {
-  const ctx = await processContext(bin)
-  guardStdout(ctx)
-  // As oclif's jsonEnabled: --json typed. The plan leaves to oclif the other ways to it (--fields,
-  // which implies --json, a `--` before it, GATEWAY_CONTENT_TYPE).
-  const json = plan.argv.includes('--json')
-  let result: unknown
+/**
+ * The words after the command, read as oclif reads them, when the fast path runs them: undefined
+ * for a line oclif takes, having done nothing. oclif's own machinery takes a help flag before any
+ * `--` (as oclif's run looks for one before it finds the command), and the fast path leaves it `--`
+ * and whatever follows, a line its parser refuses (oclif then refuses it, in the same words, with
+ * its help at hand), and a declined flag.
+ */
+export async function readFast(command: FastCommand, argv: readonly string[], helpFlags: readonly string[]): Promise<CommandLine | undefined> {
+  if (argv.some((word) => word === '--' || helpFlags.includes(word))) return undefined
+  let line: CommandLine
   try {
-    ctx.globals = commandGlobals(plan.flags as GlobalFlags, plan.argv, ctx.env, json)
-    result = await runner(plan.flags, plan.args, ctx)
-  } catch (error) {
-    await reportFailure(ctx, error as Error, json, (code) => {
-      ctx.exitCode = code
-      process.exitCode = code
-    })
+    line = await readCommandLine(command.definition, argv)
+  } catch {
+    return undefined
   }
-  // The client is not closed: the process ends once this is written, and its connection with it.
-  // undici lets an idle connection hold no process, and every request has been answered or has
-  // failed by now. Closing it first took a lookup some 0.7 ms (the socket's and the parser's
-  // teardown) before its answer was printed.
-  if (result && json) printResult(ctx, result, undefined)
+  if (command.declines?.some((name) => line.flags[name] !== undefined)) return undefined
+  return line
+}
+
+/** Runs a line readFast read, as this process, through the one life cycle. */
+export async function runFast(command: FastCommand, line: CommandLine, argv: readonly string[], bin: string): Promise<void> {
+  await runCommand({definition: command.definition, argv, bin, line, run: command.run})
 }

@@ -1,13 +1,8 @@
-import {Flags} from '@oclif/core'
-
-import {BaseCommand, fieldsFlag, jsonFlag} from '../../base-command.js'
-import {batchFlags, batchHelp} from '../../batch/flags.js'
+import {BaseCommand} from '../../base-command.js'
+import {batchHelp} from '../../batch/flags.js'
 import {TX_CREATE_MAX_TOTAL} from '../../batch/limits.js'
-import {flagsOf} from '../../input/flag-definitions.js'
-import {TX_CREATE_FIELDS} from '../../input/transaction.js'
-import {TX_CREATE_RECORD_FIELDS} from '../../output/fields.js'
-import {OUTPUT_FORMATS} from '../../output/printer.js'
 import {runTxCreate, runTxCreateBatch} from '../../tx/create.js'
+import {txCreateFlags} from '../../tx/create-flags.js'
 
 export {txCreate, type TxCreateOptions, type TxCreateResult} from '../../tx/create.js'
 
@@ -61,23 +56,7 @@ A CSV batch:
     {description: 'A charge per row of a CSV file, the copy-and-paste codes in the results', command: '<%= config.bin %> <%= command.id %> --batch orders.csv --yes --output csv > charges.csv'},
   ]
 
-  static override flags = {
-    json: jsonFlag('the create response (id, status, amount, pixResponse) plus idempotencyKey'),
-    fields: fieldsFlag('the created charge', TX_CREATE_RECORD_FIELDS),
-    ...flagsOf(TX_CREATE_FIELDS),
-    body: Flags.string({description: 'A JSON request body from a file, or - for stdin; flags override its fields.', helpValue: '<file>'}),
-    qr: Flags.boolean({description: 'Draw the QR code even when stdout is not a terminal.'}),
-    'qr-png': Flags.string({description: 'Write the QR code image (PNG) to this file.', helpValue: '<file>'}),
-    ...batchFlags(TX_CREATE_FIELDS, {one: 'charge', defaultMaxTotal: TX_CREATE_MAX_TOTAL, brl: 'R$ 1.000.000,00', single: ['body', 'qr', 'qr-png']}),
-    yes: Flags.boolean({char: 'y', description: 'With --batch: send without asking; required when there is no terminal.', helpGroup: 'BATCH', dependsOn: ['batch']}),
-    'dry-run': Flags.boolean({description: 'With --batch: check every row, show the summary, and send nothing.', helpGroup: 'BATCH', dependsOn: ['batch']}),
-    output: Flags.string({
-      description: 'With --batch: table (default in a terminal), ndjson (default otherwise), csv or json.',
-      options: [...OUTPUT_FORMATS],
-      helpGroup: 'BATCH',
-      dependsOn: ['batch'],
-    }),
-  }
+  static override flags = txCreateFlags
 
   async run(): Promise<unknown> {
     return this.flags.batch === undefined ? runTxCreate(this.flags, this.ctx) : runTxCreateBatch(this.flags, this.ctx)
