@@ -1,10 +1,10 @@
-import {boolean, integer, string} from '@oclif/core/flags'
+import {boolean, custom, integer, string} from '@oclif/core/flags'
 
 import type {FlagTable} from '../input/fields.js'
 import {DEFAULT_CONCURRENCY, MAX_BATCH_ROWS} from './limits.js'
 
 /** oclif's flag builders, taken by name: a namespace import of a CommonJS module would copy the whole module when loaded. */
-const Flags = {boolean, integer, string}
+const Flags = {boolean, custom, integer, string}
 
 /** The batch's flags, shared by `withdraw` and `tx create`; --batch excludes the single record's. */
 export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTotal: number; brl: string; single: string[]}) {
