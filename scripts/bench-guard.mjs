@@ -65,7 +65,7 @@ export function yearOfEntries(dir, baseUrl, entries) {
 }
 
 /** The guard's rows, handed to `row(measure, result, versus, target)` and `section(title)`. */
-export async function guardSection({row, section, progress = () => {}, entries = 100_000, runs = 9}) {
+export async function guardSection({row, section, progress = (/** @type {string} */ _message) => {}, entries = 100_000, runs = 9}) {
   const work = mkdtempSync(join(tmpdir(), 'gateway-bench-guard-'))
   const sandbox = await startSandbox()
   try {

@@ -98,7 +98,7 @@ export function sbom({root, metafiles, patched = new Map(), runtime, esbuildVers
       ],
     }
     const patches = folders.reduce((sum, folder) => sum + (patched.get(folder) ?? 0), 0)
-    if (patches > 0) component.pedigree = {notes: `${patches} text patch(es) applied at build time: PATCHES in scripts/build.mjs`}
+    if (patches > 0) Object.assign(component, {pedigree: {notes: `${patches} text patch(es) applied at build time: PATCHES in scripts/build.mjs`}})
     components.push(component)
   }
   const runtimeRef = `pkg:npm/${runtime.package}@${runtime.version}`

@@ -147,7 +147,7 @@ function addressBytes(address: string): number[] | undefined {
   const parts = (value: string | undefined) => (value ? value.split(':').filter(Boolean) : [])
   const front = parts(head)
   const back = parts(tail)
-  const groups = tail === undefined ? front : [...front, ...Array(8 - front.length - back.length).fill('0'), ...back]
+  const groups = tail === undefined ? front : [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back]
   return groups.flatMap((group) => {
     const value = Number.parseInt(group, 16)
     return [value >> 8, value & 0xff]

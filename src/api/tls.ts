@@ -171,7 +171,7 @@ export async function extraCertificates(env: NodeJS.ProcessEnv): Promise<string[
   if (env.SSL_CERT_FILE) found.push(...pemCertificates(readQuietly(env.SSL_CERT_FILE) ?? ''))
   if (env.SSL_CERT_DIR) {
     for (const dir of env.SSL_CERT_DIR.split(':').filter(Boolean)) {
-      let names: string[] = []
+      let names: string[]
       try {
         names = readdirSync(dir)
       } catch {

@@ -24,7 +24,7 @@ export interface CommandDefinition {
 }
 
 /** The command line as read: the flags and arguments as the command gets them. */
-export type CommandLine = ParserOutput
+export type CommandLine = ParserOutput<Record<string, unknown>, Record<string, unknown>, Record<string, unknown>>
 
 /** oclif's own --json, which oclif adds first to the flags of a command that takes it (as its Command.parse does); a command's own --json replaces it. */
 const OCLIF_JSON = Flags.boolean({description: 'Format output as json.', helpGroup: 'GLOBAL'})
@@ -41,7 +41,7 @@ export function commandFlags(definition: CommandDefinition): FlagInput {
  * reader (the oclif command, when there is one).
  */
 export function readCommandLine(definition: CommandDefinition, argv: readonly string[], context?: unknown): Promise<CommandLine> {
-  return parse([...argv], {context: context as never, flags: commandFlags(definition), args: definition.args ?? {}, strict: definition.strict})
+  return parse([...argv], {context: context as never, flags: commandFlags(definition), args: definition.args ?? {}, strict: definition.strict}) as Promise<CommandLine>
 }
 
 /**

@@ -92,7 +92,7 @@ export async function prepareResend(flags: Record<string, unknown>, dates: DateC
   const typedTo = typeof flags.to === 'string' ? flags.to.trim() : undefined
   if (typedTo !== undefined && isWholeDay(typedTo) && typeof body.endDate === 'string' && Date.parse(body.endDate) > dates.now) {
     body.endDate = new Date(dates.now).toISOString()
-    notes.push(`--to ${typedTo} ends now: ${body.endDate}`)
+    notes.push(`--to ${typedTo} ends now: ${String(body.endDate)}`)
   }
 
   const {checkResend} = await import('../schemas/resend.js')

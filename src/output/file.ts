@@ -49,7 +49,9 @@ export async function toOutputFile<T>(ctx: CommandContext, path: string | undefi
     if (!pending) return
     try {
       unlinkSync(temporary)
-    } catch {}
+    } catch {
+      // Gone already: nothing to sweep.
+    }
   }
   process.once('exit', sweep)
   const restore = redirect(ctx, stream)
@@ -87,14 +89,14 @@ export async function toOutputFile<T>(ctx: CommandContext, path: string | undefi
 function redirect(ctx: CommandContext, stdout: NodeJS.WritableStream): () => void {
   const mutable = ctx as unknown as {io: IO; paint: CommandContext['paint']}
   const {io, paint} = mutable
-  const fileIO: IO = Object.create(io, {
+  const fileIO = Object.create(io, {
     stdout: {value: stdout},
     stdoutTTY: {value: false},
     color: {value: false},
     prompt: {value: false},
     columns: {value: Infinity},
     rows: {value: undefined},
-  })
+  }) as IO
   mutable.io = fileIO
   mutable.paint = painter(false)
   return () => {

@@ -40,7 +40,7 @@ async function holder(path: string, options: {namespace?: boolean} = {}): Promis
   children.push(child)
   await new Promise<void>((resolve, reject) => {
     let text = ''
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       text += chunk
       if (text.includes('held')) resolve()
     })

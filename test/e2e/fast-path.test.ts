@@ -32,7 +32,7 @@ const launcher = createRequire(import.meta.url)(join(root, 'dist', 'bundle', 'la
 }
 /** Whether the fast path takes a line, read in this process as bin/run.js reads it. */
 const fastReading = (argv: string[], env: NodeJS.ProcessEnv) =>
-  launcher.fastReading({root, read: (name: string, encoding?: BufferEncoding) => readFileSync(join(root, 'dist', 'bundle', name), encoding), packageJson: () => ''}, argv, env)
+  launcher.fastReading({root, read: (name: string, encoding?: BufferEncoding) => (encoding ? readFileSync(join(root, 'dist', 'bundle', name), encoding) : readFileSync(join(root, 'dist', 'bundle', name))), packageJson: () => ''}, argv, env)
 const FAST = ['tx:create', 'tx:get']
 /** The lines each bundle writes as it is loaded (GATEWAY_CODE_CACHE_REPORT): which path ran. */
 const REPORT = /^code cache of (\S+): \w+\n/gm
@@ -304,10 +304,10 @@ describe('the fast path and oclif give the same answers', () => {
     for (const [key, runs] of [['create', 30], ['get', 15]] as const) {
       const {words: start, flags} = definitions[key]
       const names = Object.entries(flags as Record<string, Flag>).filter(([name]) => !['batch', 'body', 'qr-png', 'watch'].includes(name))
-      const flagWords = fc.constantFrom(...names).chain(([name, flag]) =>
+      const flagWords = fc.constantFrom(...names).chain(([name, flag]): fc.Arbitrary<string[]> =>
         flag.type === 'boolean' ? fc.constantFrom([`--${name}`], [`--${name}=true`]) : value.chain((text) => fc.constantFrom([`--${name}`, text], [`--${name}=${text}`])),
       )
-      const word = fc.oneof({weight: 4, arbitrary: flagWords}, {weight: 1, arbitrary: value.map((text) => [text])})
+      const word = fc.oneof({weight: 4, arbitrary: flagWords}, {weight: 1, arbitrary: value.map((text): string[] => [text])})
       for (const words of fc.sample(fc.array(word, {minLength: 1, maxLength: 4}), {numRuns: runs, seed: 25})) {
         if ((await same([...start, ...words.flat()])).fast) fast++
       }

@@ -50,7 +50,7 @@ describe.skipIf(!root)('a full disk', () => {
     sandbox = await startTestSandbox()
     mount = mkdtempSync(join(tmpdir(), 'gateway-full-'))
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', mount])
-    if (mounted.status !== 0) throw new Error(`mount -t tmpfs failed: ${mounted.stderr}`)
+    if (mounted.status !== 0) throw new Error(`mount -t tmpfs failed: ${String(mounted.stderr)}`)
     // Logged in elsewhere, then the folder copied onto the small file system.
     const elsewhere = tempConfigDir()
     await logIn(sandbox.baseUrl, {GATEWAY_CONFIG_DIR: elsewhere.dir})

@@ -145,7 +145,7 @@ describe('money-moving commands started at once', () => {
     const argv = [process.execPath, '--input-type=module', '-e', script]
     const child = namespace ? spawn('unshare', ['--pid', '--fork', '--kill-child', ...argv]) : spawn(argv[0], argv.slice(1))
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.setEncoding('utf8').on('data', (text: string) => text.includes('held') && resolve())
+      child.stdout.setEncoding('utf8').on('data', (text: string) => text.includes('held') && resolve())
       child.on('exit', () => reject(new Error('the holder ended before it held the lock')))
     })
     return child
