@@ -288,6 +288,20 @@ const UNTRUSTED = new Set([
   'INVALID_CA',
 ])
 
+/**
+ * The name of the TLS alert a code reports (`HANDSHAKE_FAILURE`, `BAD_CERTIFICATE`, …), or undefined
+ * when the code is not an alert's. Node makes the code from OpenSSL's words for it, and OpenSSL 3.5
+ * renamed the alerts it called `sslv3 alert …` to `ssl/tls alert …`: the same handshake failure is
+ * ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE under one OpenSSL and ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE
+ * under the other. Both are read alike, as are the `tlsv1` and `tlsv13` alerts.
+ */
+export function tlsAlert(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : /^ERR_SSL_(?:SSLV3|SSL\/TLS|TLSV1|TLSV13)_ALERT_([A-Z0-9_]+)$/.exec(code)?.[1]
+}
+
+/** The alerts by which a server refuses the client certificate it was shown. */
+const REFUSING = new Set(['BAD_CERTIFICATE', 'UNKNOWN_CA', 'CERTIFICATE_UNKNOWN', 'UNSUPPORTED_CERTIFICATE', 'CERTIFICATE_EXPIRED', 'CERTIFICATE_REVOKED', 'ACCESS_DENIED', 'DECRYPT_ERROR'])
+
 /** Every error along a chain of causes. */
 function chain(error: unknown): Array<{code?: string; message?: string; reason?: string}> {
   const seen = new Set<unknown>()
@@ -314,14 +328,15 @@ export function describeTlsFailure(error: unknown, origin: string, options: {ale
   const certHint = 'Log in with the client certificate the gateway issued: `gateway login --cert CERT.pem --key KEY.pem`, or `--p12 FILE.p12` (passphrase in GATEWAY_CERT_PASSPHRASE); GATEWAY_CERT, GATEWAY_KEY and GATEWAY_P12 work too.'
   for (const {code, message = ''} of errors) {
     if (!code) continue
-    if (code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE' && !options.withCertificate && options.asked !== true) {
+    const alert = tlsAlert(code)
+    if (alert === 'HANDSHAKE_FAILURE' && !options.withCertificate && options.asked !== true) {
       return {
         kind: 'handshake',
         message: `the gateway at ${origin} ended the TLS handshake (handshake failure)${options.asked === undefined ? ': it may want a client certificate, which none was given' : ''}`,
         ...(options.asked === undefined ? {hint: certHint} : {}),
       }
     }
-    if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || (!options.withCertificate && code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE')) {
+    if (alert === 'CERTIFICATE_REQUIRED' || (!options.withCertificate && alert === 'HANDSHAKE_FAILURE')) {
       if (options.withCertificate) break
       return {
         kind: 'certificate-required',
@@ -347,8 +362,8 @@ export function describeTlsFailure(error: unknown, origin: string, options: {ale
         hint: 'Check the base URL: use the host name the certificate names (`gateway login --base-url https://NAME`).',
       }
     }
-    if (/^ERR_SSL_(SSLV3|TLSV1)_ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|ACCESS_DENIED|DECRYPT_ERROR)$/.test(code) && options.withCertificate) {
-      const what = code.replace(/^ERR_SSL_(SSLV3|TLSV1)_ALERT_/, '').toLowerCase().replaceAll('_', ' ')
+    if (alert !== undefined && REFUSING.has(alert) && options.withCertificate) {
+      const what = alert.toLowerCase().replaceAll('_', ' ')
       return {
         kind: 'certificate-refused',
         message: `the gateway at ${origin} refused the client certificate (TLS alert: ${what})`,
