@@ -1,4 +1,3 @@
-import {randomUUID} from 'node:crypto'
 import {constants, lstatSync, promises as fsp, readFileSync, readlinkSync, unlinkSync} from 'node:fs'
 import {createConnection, createServer, type Server, type Socket} from 'node:net'
 import {basename, dirname, join} from 'node:path'
@@ -263,6 +262,8 @@ function listen(path: string, info: Record<string, unknown>): Promise<Server | '
  * the lock's name (libuv unlinks the name a socket was bound to when it closes).
  */
 async function holdSocket(path: string): Promise<Held | 'in-use' | 'no-socket'> {
+  // node:crypto only when a lock is taken: a command refused before it takes one never loads it.
+  const {randomUUID} = await import('node:crypto')
   const bound = join(dirname(path), `${basename(path)}.${randomUUID().slice(0, 8)}`)
   if (noSockets.has(path) || Buffer.byteLength(bound) > MAX_SOCKET_PATH) return 'no-socket'
   const token = randomUUID()
@@ -319,6 +320,7 @@ interface FileLock {
 
 /** Takes the file lock: its content written whole aside, then linked to the lock's name (fails when it exists). */
 async function holdFile(path: string): Promise<Held | 'in-use'> {
+  const {randomUUID} = await import('node:crypto')
   const own = `${path}.${process.pid}.${randomUUID().slice(0, 8)}`
   const content = JSON.stringify({pid: process.pid, ...procIdentity(), command: commandLine(), since: new Date().toISOString()})
   try {

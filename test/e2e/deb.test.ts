@@ -209,7 +209,7 @@ describe('the .deb', () => {
     expect(readFileSync(bash, 'utf8')).toBe(run(wrapper, ['completion', 'bash']).stdout)
     expect(readFileSync(zsh, 'utf8')).toBe(run(wrapper, ['completion', 'zsh']).stdout)
     expect(bashCompletes(bash, ['gateway', 'tx', 'create', '--amount', '1000', '--qr'])).toEqual(['--qr', '--qr-png'])
-    expect(bashCompletes(bash, ['gateway', 'deposits', 'list', '--status', 'PAID', '--out'])).toEqual(['--output'])
+    expect(bashCompletes(bash, ['gateway', 'deposits', 'list', '--status', 'PAID', '--out'])).toEqual(['--output', '--output-file'])
     expect(bashCompletes(bash, ['gateway', '--profile', 'prod', 'tx', ''])).toEqual(['create', 'get'])
   })
 })
