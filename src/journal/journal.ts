@@ -460,14 +460,21 @@ export class Journal {
     }
   }
 
-  /** Appends index lines, each to its code's file, on disk before this returns. */
+  /**
+   * Appends index lines, each to its code's file, on disk before this returns. The files are written
+   * and flushed at once, not one after the other: a rotation touches most of the 256, and the disk
+   * takes their flushes together.
+   */
   private async appendIndex(lines: readonly IndexRecord[]): Promise<void> {
     const byFile = new Map<string, string[]>()
     for (const line of lines) {
       const path = this.indexPathOf(line.c)
-      byFile.set(path, [...(byFile.get(path) ?? []), `${JSON.stringify(line)}\n`])
+      let text = byFile.get(path)
+      if (!text) byFile.set(path, (text = []))
+      text.push(`${JSON.stringify(line)}\n`)
     }
-    for (const [path, text] of byFile) await appendWhole(path, text.join(''), true)
+    const failed = (await Promise.allSettled([...byFile].map(([path, text]) => appendWhole(path, text.join(''), true)))).find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
   }
 
   /** The archive files, oldest first. */
