@@ -14,7 +14,8 @@
 //   cron loop    100 sequential `tx create` runs with the credentials in the environment: how long,
 //                and how many token requests the sandbox saw;
 //   guard        scripts/bench-guard.mjs: `withdraw --external-code` against a journal of 100,000
-//                entries (most in the repeat guard's index), beside an empty journal;
+//                entries (most in the repeat guard's index), beside an empty journal, and the
+//                repeat check alone, timed in-process;
 //   sandbox      deposit paging under autocannon against a bare node:http server answering a static
 //                body of the same size, create throughput, and the time to seed 100,000 deposits.
 //

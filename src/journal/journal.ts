@@ -18,12 +18,20 @@ export const JOURNAL_FILE = 'journal.jsonl'
 export const LOCK_FILE = 'journal.lock'
 /**
  * What the repeat guard must remember of every archived request with an external code, one line
- * each, appended at each rotation and never rotated away (see IndexRecord): in 16 files by the
- * first hex digit of the code's SHA-256, `journal-index-<digit>.jsonl`, so that a command looking
- * for its code reads a sixteenth of a year's entries.
+ * each, appended at each rotation and never rotated away (see IndexRecord): in 256 files by the
+ * first two hex digits of the code's SHA-256, `journal-index-<digits>.jsonl`, so that a command
+ * looking for its code reads a 256th of a year's entries (some 400 lines, 110 KiB, for 100,000).
  */
-export const INDEX_SHARDS = '0123456789abcdef'.split('')
-export const indexFile = (code: string) => `journal-index-${createHash('sha256').update(code).digest('hex')[0]}.jsonl`
+export const INDEX_SHARDS = Array.from({length: 256}, (_, shard) => shard.toString(16).padStart(2, '0'))
+const codeHash = (code: string) => createHash('sha256').update(code).digest('hex')
+export const indexFile = (code: string) => `journal-index-${codeHash(code).slice(0, 2)}.jsonl`
+/**
+ * The index as an earlier version wrote it: 16 files by the first hex digit of the code's SHA-256.
+ * Read beside the current files while it exists; the next rotation folds its lines into them and
+ * removes it.
+ */
+export const LEGACY_INDEX_SHARDS = '0123456789abcdef'.split('')
+export const legacyIndexFile = (code: string) => `journal-index-${codeHash(code)[0]}.jsonl`
 /** Past this size, the next append first rotates the file: settled entries go to an archive, pending ones stay. */
 export const DEFAULT_MAX_BYTES = 1 << 20
 /** Archives kept after a rotation; older ones are removed. */
@@ -227,6 +235,8 @@ export class Journal {
   readonly path: string
   /** The index files, one per shard. */
   readonly indexPaths: readonly string[]
+  /** The index files of an earlier version (16 shards), read until a rotation folds them in. */
+  readonly legacyIndexPaths: readonly string[]
   private readonly maxBytes: number
   private readonly archives: number
   private readonly lockWaitMs: number
@@ -236,6 +246,7 @@ export class Journal {
     this.dir = dir
     this.path = join(dir, JOURNAL_FILE)
     this.indexPaths = INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
+    this.legacyIndexPaths = LEGACY_INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.archives = options.archives ?? DEFAULT_ARCHIVES
     this.lockWaitMs = options.lockWaitMs ?? 30_000
@@ -376,25 +387,47 @@ export class Journal {
 
   /**
    * Archives written before the index was kept (an older version of this program) are read into it
-   * once, before the first rotation that would start pruning them.
+   * once, before the first rotation that would start pruning them. An index in the earlier layout
+   * (16 files) is folded into the current one, each file removed once its lines are on disk in
+   * theirs: a crash between the two leaves a line twice, which the guard reads as once.
    */
   private async indexArchives(): Promise<void> {
-    // Shard 0 is made at the first rotation, lines or not: it marks the index as begun.
-    const exists = await lstat(this.indexPaths[0]).then(
-      () => true,
-      () => false,
-    )
-    if (exists) return
-    const lines: IndexRecord[] = []
-    for (const name of await this.archiveFiles()) {
-      const text = (await readNoFollow(join(this.dir, name))) ?? ''
-      for (const entry of foldEntries(parseRecords(text))) {
-        const line = indexRecordOf(entry)
-        if (line) lines.push(line)
+    const exists = (path: string) =>
+      lstat(path).then(
+        () => true,
+        () => false,
+      )
+    // Shard 0 is made at the first rotation, lines or not: it marks the index as begun (in either layout).
+    if (!(await exists(this.indexPaths[0]))) {
+      if (!(await exists(this.legacyIndexPaths[0]))) {
+        const lines: IndexRecord[] = []
+        for (const name of await this.archiveFiles()) {
+          const text = (await readNoFollow(join(this.dir, name))) ?? ''
+          for (const entry of foldEntries(parseRecords(text))) {
+            const line = indexRecordOf(entry)
+            if (line) lines.push(line)
+          }
+        }
+        await this.appendIndex(lines)
       }
+      await appendWhole(this.indexPaths[0], '', true)
     }
-    await this.appendIndex(lines)
-    await appendWhole(this.indexPaths[0], '', true)
+    for (const path of this.legacyIndexPaths) {
+      const text = await readNoFollow(path)
+      if (text === undefined) continue
+      const lines: IndexRecord[] = []
+      for (const line of text.split('\n')) {
+        if (!line.startsWith('{')) continue
+        try {
+          const value = JSON.parse(line) as IndexRecord
+          if (value && typeof value.c === 'string') lines.push(value)
+        } catch {
+          // A torn line: a crash during a rotation, which then kept the entries in the journal.
+        }
+      }
+      await this.appendIndex(lines)
+      await rm(path, {force: true})
+    }
   }
 
   /** The index file of an external code. */
@@ -402,14 +435,46 @@ export class Journal {
     return join(this.dir, indexFile(code))
   }
 
-  /** Appends index lines, each to its code's file, on disk before this returns. */
+  /** The file of an external code in the earlier layout of the index (which may still be there). */
+  legacyIndexPathOf(code: string): string {
+    return join(this.dir, legacyIndexFile(code))
+  }
+
+  /**
+   * The journal's whole lines as bytes (not parsed), opened without following a symlink; empty when
+   * there is no journal. The repeat guard searches them for its codes before parsing any.
+   */
+  async bytes(): Promise<Buffer> {
+    let handle
+    try {
+      handle = await openRegular(this.path, constants.O_RDONLY)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0)
+      throw error
+    }
+    try {
+      const buffer = await handle.readFile()
+      return buffer.subarray(0, buffer.lastIndexOf(0x0a) + 1)
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * Appends index lines, each to its code's file, on disk before this returns. The files are written
+   * and flushed at once, not one after the other: a rotation touches most of the 256, and the disk
+   * takes their flushes together.
+   */
   private async appendIndex(lines: readonly IndexRecord[]): Promise<void> {
     const byFile = new Map<string, string[]>()
     for (const line of lines) {
       const path = this.indexPathOf(line.c)
-      byFile.set(path, [...(byFile.get(path) ?? []), `${JSON.stringify(line)}\n`])
+      let text = byFile.get(path)
+      if (!text) byFile.set(path, (text = []))
+      text.push(`${JSON.stringify(line)}\n`)
     }
-    for (const [path, text] of byFile) await appendWhole(path, text.join(''), true)
+    const failed = (await Promise.allSettled([...byFile].map(([path, text]) => appendWhole(path, text.join(''), true)))).find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
   }
 
   /** The archive files, oldest first. */

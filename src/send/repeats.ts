@@ -1,6 +1,6 @@
 import {constants} from 'node:fs'
 
-import {canonical, family, fieldsHash, openRegular, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
+import {canonical, family, fieldsHash, openRegular, parseRecords, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
 
 export {canonical}
 
@@ -14,8 +14,12 @@ export {canonical}
  *   - a charge (`tx create`) only when its fields equal the earlier request's (a new charge for the
  *     same order, after the first expired, is common).
  * Requests without an external code are not compared (the same amount to the same key may well be
- * meant again). What the journal rotated away is in its index (journal-index-<digit>.jsonl), which
+ * meant again). What the journal rotated away is in its index (journal-index-<digits>.jsonl), which
  * is never rotated: a repeat refused before a rotation is refused after it.
+ *
+ * A check costs about the same whatever the journal's age: of the journal file, only the lines that
+ * mention the code (and the outcomes of their entries) are parsed; of the index, only the code's
+ * own file (a 256th) is read, and only its code's lines parsed.
  */
 
 /** What the journal knows of the earlier request. */
@@ -102,6 +106,45 @@ async function currentIndex(journal: Journal): Promise<SentIndex> {
   return index
 }
 
+/** The offsets of the starts of the lines of `text` that contain `needle`. */
+function linesWith(text: Buffer, needle: Buffer, into: Set<number>): void {
+  for (let at = text.indexOf(needle); at !== -1; ) {
+    const start = text.lastIndexOf(0x0a, at) + 1
+    into.add(start)
+    const end = text.indexOf(0x0a, at)
+    if (end === -1) break
+    at = text.indexOf(needle, end + 1)
+  }
+}
+
+/**
+ * What the journal file shows of these codes alone, for a first look: the file is searched for each
+ * code as JSON writes it (a line that holds the code holds it so), only those lines are parsed, then
+ * the lines naming their entries (the outcomes), and all of them applied in the file's order.
+ */
+async function currentOfCodes(journal: Journal, codes: readonly string[]): Promise<SentIndex> {
+  const text = await journal.bytes()
+  const lineAt = (start: number) => {
+    const end = text.indexOf(0x0a, start)
+    return text.subarray(start, end === -1 ? text.length : end).toString('utf8')
+  }
+  const starts = new Set<number>()
+  for (const code of new Set(codes)) linesWith(text, Buffer.from(JSON.stringify(code)), starts)
+  const wanted = new Set(codes)
+  const entries = new Set<string>()
+  for (const record of parseRecords([...starts].map(lineAt).join('\n'))) {
+    const code = record.type === 'request' ? record.request?.body?.externalCode : undefined
+    if (typeof code === 'string' && wanted.has(code)) entries.add(record.entry)
+  }
+  for (const entry of entries) linesWith(text, Buffer.from(JSON.stringify(entry)), starts)
+  const index: SentIndex = {entries: new Map(), byCode: new Map()}
+  for (const record of parseRecords([...starts].sort((a, b) => a - b).map(lineAt).join('\n'))) apply(index, record)
+  return index
+}
+
+/** Journals this process has checked already: a second check (a batch's rows) keeps the whole file's index. */
+const looked = new Set<string>()
+
 const sentOfIndex = (line: IndexRecord): Sent => ({
   family: line.f,
   baseUrl: line.g,
@@ -186,13 +229,16 @@ async function searchIndexFile(path: string, codes: readonly string[], many: boo
   }
 }
 
-/** The archived requests of these external codes, from the journal's index: only their codes' files are read. */
+/**
+ * The archived requests of these external codes, from the journal's index: only their codes' files
+ * are read, and, while an index in the earlier layout is there (until the next rotation folds it in),
+ * their files of that too.
+ */
 async function archivedSent(journal: Journal, codes: readonly string[]): Promise<Map<string, Sent[]>> {
   const found = new Map<string, Sent[]>()
   const byFile = new Map<string, string[]>()
   for (const code of new Set(codes)) {
-    const path = journal.indexPathOf(code)
-    byFile.set(path, [...(byFile.get(path) ?? []), code])
+    for (const path of [journal.indexPathOf(code), journal.legacyIndexPathOf(code)]) byFile.set(path, [...(byFile.get(path) ?? []), code])
   }
   const many = codes.length > SEARCHED
   for (const [path, inFile] of byFile) await searchIndexFile(path, inFile, many, found)
@@ -223,8 +269,12 @@ export async function findRepeats<R extends {body: Record<string, unknown>}>(
   if (compared.length === 0) return []
   const kind = family(command)
   const senders = new Set([senderOf({profile: target.profile}), ...(target.clientId ? [senderOf({clientId: target.clientId, profile: target.profile})] : [])])
-  const current = await currentIndex(journal)
   const codes = compared.map((request) => request.body.externalCode as string)
+  // A first look at a few codes parses only their lines; a process that checks again (a batch, row
+  // by row) or checks many at once reads the file whole once, and then only what was appended.
+  const first = !looked.has(journal.path) && codes.length <= SEARCHED
+  looked.add(journal.path)
+  const current = first ? await currentOfCodes(journal, codes) : await currentIndex(journal)
   const old = await archivedSent(journal, codes)
   const repeats: Array<Repeat<R>> = []
   for (const request of compared) {

@@ -33,17 +33,18 @@ describe('the repeat guard', () => {
 
   it('does not read the journal when no request has an external code, and finds nothing', async () => {
     const journal = await journalWith(request('a', 'key-a'), request('b', 'key-b', 'order-1'))
-    const reads = vi.spyOn(journal, 'readFrom')
+    const reads = [vi.spyOn(journal, 'readFrom'), vi.spyOn(journal, 'bytes')]
     // The same fields as entry a under another key: without an external code, not a repeat.
     expect(await findRepeats(journal, target, 'tx create', [{body: body('key-c')}])).toEqual([])
-    expect(reads).not.toHaveBeenCalled()
+    for (const read of reads) expect(read).not.toHaveBeenCalled()
   })
 
   it('reads it for a request with an external code, and names the earlier one sent under another key', async () => {
     const journal = await journalWith(request('a', 'key-a'), request('b', 'key-b', 'order-1'))
-    const reads = vi.spyOn(journal, 'readFrom')
+    const reads = [vi.spyOn(journal, 'readFrom'), vi.spyOn(journal, 'bytes')]
     const repeats = await findRepeats(journal, target, 'tx create', [{body: body('key-c')}, {body: body('key-d', 'order-1')}, {body: body('key-b', 'order-1')}])
-    expect(reads).toHaveBeenCalledTimes(1)
+    // Read once: a first look searches the file for the codes and parses only their lines.
+    expect(reads[0].mock.calls.length + reads[1].mock.calls.length).toBe(1)
     // Only the request with the code and another key: the one without a code is not compared, and
     // the one under the same key is the earlier request itself.
     expect(repeats).toEqual([{request: {body: body('key-d', 'order-1')}, earlier: {idempotencyKey: 'key-b', at: '2026-11-27T03:00:00.000Z', externalCode: 'order-1', amount: 100, state: 'pending'}}])
@@ -96,5 +97,51 @@ describe('the repeat guard', () => {
     expect(await journal.archiveFiles()).not.toContain('journal-20250101T000000000Z.jsonl')
     const repeats = await findRepeats(journal, target, 'tx create', [{body: body('key-again', 'order-old')}])
     expect(repeats.map((repeat) => repeat.earlier)).toEqual([{idempotencyKey: 'key-old', at: old.at, externalCode: 'order-old', amount: 100, state: 'done'}])
+  })
+
+  it('a first look, which parses only the lines of its codes and of their entries, finds what a whole reading finds', async () => {
+    const odd = 'order "7" \\ ação ✓'
+    const outcome = (entry: string, state: 'done' | 'failed' | 'pending') => ({type: 'outcome' as const, entry, at: '2026-11-27T03:00:00.000Z', state, by: 'tx create'})
+    const journal = await journalWith(request('a', 'key-a', odd), request('b', 'key-b', 'order-2'), request('c', 'key-c', 'order-3'))
+    // a done then an unknown outcome (still done); b refused (not compared); c still pending.
+    for (const record of [outcome('a', 'done'), outcome('b', 'failed'), outcome('a', 'pending')]) await journal.append(record)
+    const ask = () => findRepeats(journal, target, 'tx create', [{body: body('new-1', odd)}, {body: body('new-2', 'order-2')}, {body: body('new-3', 'order-3')}])
+    const bytes = vi.spyOn(journal, 'bytes')
+    const readFrom = vi.spyOn(journal, 'readFrom')
+    const first = await ask()
+    expect(bytes).toHaveBeenCalledTimes(1)
+    expect(readFrom).not.toHaveBeenCalled()
+    expect(first.map(({earlier}) => [earlier.externalCode, earlier.idempotencyKey, earlier.state])).toEqual([
+      [odd, 'key-a', 'done'],
+      ['order-3', 'key-c', 'pending'],
+    ])
+    // A second check in the same process (a batch's next row) reads the whole file, to the same answer.
+    expect(await ask()).toEqual(first)
+    expect(readFrom).toHaveBeenCalledTimes(1)
+  })
+
+  it('reads an index in the layout of an earlier version (16 files), and folds it into the current one at the next rotation', async () => {
+    config = tempConfigDir()
+    const journal = new Journal(config.dir, {maxBytes: 1500, archives: 1})
+    const {createHash} = await import('node:crypto')
+    const {existsSync, mkdirSync, readFileSync, writeFileSync} = await import('node:fs')
+    const {fieldsHash, indexFile} = await import('../../src/journal/journal.js')
+    const old = request('old', 'key-old', 'order-legacy')
+    const line = {c: 'order-legacy', g: target.baseUrl, i: 'profile:default', f: 'tx create', h: fieldsHash(old.request.body), at: old.at, key: 'key-old', amount: 100, s: 'done', e: 'old'}
+    const legacy = `${config.dir}/journal-index-${createHash('sha256').update('order-legacy').digest('hex')[0]}.jsonl`
+    mkdirSync(config.dir, {recursive: true, mode: 0o700})
+    writeFileSync(legacy, `${JSON.stringify(line)}\n`, {mode: 0o600})
+    writeFileSync(`${config.dir}/journal-index-0.jsonl`, '', {flag: 'a', mode: 0o600})
+    const again = [{body: body('key-again', 'order-legacy')}]
+    const expected = [{idempotencyKey: 'key-old', at: old.at, externalCode: 'order-legacy', amount: 100, state: 'done'}]
+    expect((await findRepeats(journal, target, 'tx create', again)).map((repeat) => repeat.earlier)).toEqual(expected)
+    for (let index = 0; index < 20; index++) {
+      await journal.append(request(`n${index}`, `key-n${index}`))
+      await journal.append({type: 'outcome', entry: `n${index}`, at: old.at, state: 'done', by: 'tx create'})
+    }
+    expect(existsSync(legacy)).toBe(false)
+    expect(existsSync(`${config.dir}/journal-index-0.jsonl`)).toBe(false)
+    expect(readFileSync(`${config.dir}/${indexFile('order-legacy')}`, 'utf8')).toContain('"c":"order-legacy"')
+    expect((await findRepeats(journal, target, 'tx create', again)).map((repeat) => repeat.earlier)).toEqual(expected)
   })
 })
