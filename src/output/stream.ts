@@ -24,29 +24,6 @@ export async function leanHeapForLongWalk(): Promise<void> {
   for (const flag of ['--liftoff-only', '--semi-space-growth-factor=1', '--heap-growing-percent=10']) setFlagsFromString(flag)
 }
 
-let settled = false
-
-/**
- * Once a long walk has warmed up (see WARM_PAGES), tells V8 to wait 16 times longer before it
- * optimises a function it has not optimised yet. By then what runs for every record is optimised;
- * what would become hot afterwards is what runs once a page (the HTTP client, streams, timers), and
- * optimising those large functions took more memory than the time it saves: measured on a
- * 100,000-deposit export (scripts/bench-export.mjs), the peak went from about 95 to 91 MiB as
- * NDJSON and from 92 to 90 MiB as CSV, in no more time. A function that loses its optimised code
- * later is optimised again, only later. Like leanHeapForLongWalk, a flag set after start: should V8
- * ignore it, the walk is the same, with more memory.
- */
-export async function tierUpLessOften(): Promise<void> {
-  if (settled) return
-  settled = true
-  const {setFlagsFromString} = await import('node:v8')
-  // V8's default is 67,584 (bytes of bytecode run between checks).
-  setFlagsFromString('--interrupt-budget=1081344')
-}
-
-/** After this many pages, a walk has optimised what runs for every record (see tierUpLessOften). */
-export const WARM_PAGES = 150
-
 /** A page of records as text, ready to be written (see RecordWriter.prepare). */
 export interface PreparedText {
   text: string

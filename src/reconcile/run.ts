@@ -71,7 +71,7 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
   // 2. The file, every row checked, before anything is fetched. The walk below is that of
   // `deposits list --all`, with the same settings of V8 for a long walk, set from here: reading a
   // large file with them took less time and left a smaller heap (a young generation kept small).
-  const {leanHeapForLongWalk, tierUpLessOften, WARM_PAGES} = await import('../output/stream.js')
+  const {leanHeapForLongWalk} = await import('../output/stream.js')
   await leanHeapForLongWalk()
   const {readExpected} = await import('./expected.js')
   const input = await openExpected(options.expected, ctx)
@@ -108,7 +108,6 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
   })
   // Each page is made what matching keeps of it as soon as it arrives.
   for await (const page of walkPages(api, query, {concurrency: options.concurrency, prepare: (records) => reconciler.prepare(records)})) {
-    if (page.currentPage === WARM_PAGES) await tierUpLessOften()
     reconciler.take(page.records)
     if (progress) ctx.io.stderr.write(`\r\u001B[2KFetched page ${page.currentPage} of ${page.totalPages} (${reconciler.deposits} deposits)`)
     if (signal) break

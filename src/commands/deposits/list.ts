@@ -131,7 +131,7 @@ function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext,
 
 /** --all: every page of one snapshot, each record written as it arrives, in order. */
 async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclude<OutputFormat, 'table'>, concurrency: number, ctx: CommandContext): Promise<void> {
-  const {leanHeapForLongWalk, RecordWriter, tierUpLessOften, WARM_PAGES} = await import('../../output/stream.js')
+  const {leanHeapForLongWalk, RecordWriter} = await import('../../output/stream.js')
   const {DEPOSIT_CSV} = await import('../../render/deposits.js')
   const {walkPages} = await import('../../api/paging.js')
   await leanHeapForLongWalk()
@@ -149,7 +149,6 @@ async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclu
   // Each page becomes its text as soon as it arrives: a page waiting its turn holds one string.
   for await (const page of walkPages(api, query, {concurrency, prepare: (records) => writer.prepare(records)})) {
     if (page.currentPage === 1) ctx.streaming = true
-    if (page.currentPage === WARM_PAGES) await tierUpLessOften()
     await writer.prepared(page.records)
     pages = page.currentPage
     total = page.totalPages
