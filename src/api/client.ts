@@ -8,7 +8,7 @@ import {RetryPolicy, type RetryMode} from './retry.js'
 import {REPLAY_HEADER} from '../schemas/enums.js'
 import {isExpired, needsRenewal, parseTokenResponse, TokenTypeError, type StoredToken, type TokenStore} from './token.js'
 import {certificatePage, htmlSummary, type TlsSettings} from './tls.js'
-import {ClientCertificateError, openTransport, type Route, type Transport} from './transport.js'
+import {openTransport, type Route, type Transport} from './transport.js'
 
 /** Milliseconds on a monotonic clock, for how long an attempt took (performance.now() would load node:perf_hooks on first use). */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6
@@ -156,7 +156,7 @@ export class GatewayClient {
     }).catch((error: unknown) => {
       // A 400 from the token endpoint means malformed credentials: an authentication problem.
       // Not an answer about the credentials: a certificate the gateway wants, a file or a setting refused before sending.
-      if (error instanceof ClientCertificateError || (error instanceof AuthError && error.status === undefined)) throw error
+      if (error instanceof CertificateRequiredError || (error instanceof AuthError && error.status === undefined)) throw error
       if (error instanceof GatewayError && error.status === 400) {
         throw new AuthError(`the gateway refused the credentials as malformed (400)${detail(error)}`, {
           status: 400,
@@ -430,7 +430,7 @@ export class GatewayClient {
       // A web server's page for a client certificate it wanted (nginx's 400), and any HTML page in a few words.
       const page = typeof parsed === 'string' ? certificatePage(status, parsed) : undefined
       if (page) {
-        throw new ClientCertificateError(
+        throw new CertificateRequiredError(
           page === 'missing'
             ? `the gateway at ${url.origin} asks for a client certificate (mutual TLS), and none was sent (${context}: ${status})`
             : `the gateway at ${url.origin} refused the client certificate (${context}: ${status})`,

@@ -112,6 +112,21 @@ export class CertificateRequiredError extends AuthError {
   override readonly code = 'CERTIFICATE_REQUIRED'
 }
 
+/** A TLS handshake that failed for a named cause (an untrusted, expired or misnamed certificate): exit 7. */
+export class TlsError extends UnavailableError {
+  override readonly code = 'TLS'
+}
+
+/** The proxy could not be reached, or refused to carry the request: exit 7, the proxy named. */
+export class ProxyError extends UnavailableError {
+  override readonly code = 'PROXY'
+}
+
+/** Certificate checks turned off for a gateway that is not loopback: nothing is sent, exit 3. */
+export class InsecureTlsError extends AuthError {
+  override readonly code = 'TLS_CHECKS_OFF'
+}
+
 /**
  * A 2xx answer to a request that creates a record, without the record: not JSON, or no `id`. The
  * request may well have been carried out, so its outcome is unknown: retry it under its key.

@@ -1,6 +1,6 @@
 import type {buildConnector as BuildConnector, Dispatcher} from 'undici'
 
-import {AuthError, UnavailableError, type GatewayErrorOptions} from './errors.js'
+import {CertificateRequiredError, InsecureTlsError, ProxyError, TlsError, type AuthError, type GatewayErrorOptions, type UnavailableError} from './errors.js'
 import {describeNetworkError} from './network.js'
 import {chooseProxy, isLiteralLoopback, type ProxyChoice} from './proxy.js'
 import {errorCode, NOT_SENT_CODES} from './retry.js'
@@ -9,29 +9,9 @@ import {asksForCertificate, connectOptions, describeTlsFailure, hasClientCertifi
 /**
  * How the client reaches its gateway: directly or through a proxy (proxy.ts), with which trusted
  * CAs and client certificate (tls.ts), and `localhost` resolved without DNS. Made once per client,
- * when its first request is sent; a plain http (loopback) gateway loads no CA.
+ * when its first request is sent; a plain http (loopback) gateway loads no CA. Its failures are
+ * the errors of errors.ts (TlsError, ProxyError, CertificateRequiredError, InsecureTlsError).
  */
-
-/** A client certificate the gateway asked for and was not given: exit 3. */
-export class ClientCertificateError extends AuthError {
-  override readonly code = 'CLIENT_CERTIFICATE'
-}
-
-/** A TLS handshake that failed for a named cause (an untrusted, expired or misnamed certificate): exit 7. */
-export class TlsError extends UnavailableError {
-  override readonly code = 'TLS'
-}
-
-/** The proxy could not be reached, or refused to carry the request: exit 7, the proxy named. */
-export class ProxyError extends UnavailableError {
-  override readonly code = 'PROXY'
-}
-
-/** Certificate checks turned off for a gateway that is not loopback: nothing is sent, exit 3. */
-export class InsecureTlsError extends AuthError {
-  override readonly code = 'TLS_CHECKS_OFF'
-}
-
 export interface TransportOptions {
   baseUrl: string
   /** Connect timeout, milliseconds. */
@@ -159,7 +139,7 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
         failure = describeTlsFailure(error, origin, {alert: seen, withCertificate, asked})
       }
       if (failure?.kind === 'certificate-required') {
-        return {Type: ClientCertificateError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
+        return {Type: CertificateRequiredError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
       }
       if (failure) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${failure.message}`, hint: failure.hint, notSent: true, retryable: false}
       // Any other TLS failure: the gateway (or what answers at its address) was reached, and the handshake failed.
