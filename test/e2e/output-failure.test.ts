@@ -1,10 +1,10 @@
 import {spawn} from 'node:child_process'
 import {closeSync, existsSync, openSync} from 'node:fs'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {BIN, cleanEnv, runCli, tempConfigDir, unstamped} from '../helpers/cli.js'
-import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {BIN, cleanEnv, runCli, unstamped} from '../helpers/cli.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 /** Runs the built CLI with its stdout on /dev/full, where every write fails with ENOSPC; stderr and stdin are pipes. */
 function runIntoFullDisk(args: string[], env: Record<string, string>): Promise<{code: number | null; stderr: string}> {
@@ -26,25 +26,11 @@ function runIntoFullDisk(args: string[], env: Record<string, string>): Promise<{
  * The fast path (tx create, tx get) says the same as oclif's (GATEWAY_FAST_PATH=0).
  */
 describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({seedDeposits: 30})
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox({seedDeposits: 30})
 
   /** The journal's last entry: what the run made, as the journal holds it. */
   async function lastEntry(): Promise<{id: string; idempotencyKey: string; state: string; command: string}> {
-    const listed = await runCli(['journal', 'list', '--json'], {env})
+    const listed = await runCli(['journal', 'list', '--json'], {env: world.env})
     expect(listed.code).toBe(0)
     return (JSON.parse(listed.stdout) as Array<{id: string; idempotencyKey: string; state: string; command: string}>).at(-1)!
   }
@@ -69,7 +55,7 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () =>
     ...paths.map(({path, extra, bundle}) => ({name: `tx create (a table), ${path}`, argv: ['tx', 'create', '--amount', '1600'], extra, bundle, one: 'charge'})),
     {name: 'withdraw --yes --json', argv: ['withdraw', '--amount', '2500', '--pix-key', 'maria@example.com', '--yes', '--json'], extra: {}, bundle: /(?:)/, one: 'withdrawal'},
   ])('$name: exit 1, one line naming the output, the cause and the record made', async ({argv, extra, bundle, one}) => {
-    const result = await runIntoFullDisk(argv, {...env, ...extra})
+    const result = await runIntoFullDisk(argv, {...world.env, ...extra})
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(bundle)
     const made = await lastEntry()
@@ -80,20 +66,20 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () =>
   it.each(paths)('tx get --json, $path: exit 1, one line naming the output and the cause', async ({extra, bundle}) => {
     const id = await chargeId()
     expect(id).toBeDefined()
-    const result = await runIntoFullDisk(['tx', 'get', id!, '--json'], {...env, ...extra})
+    const result = await runIntoFullDisk(['tx', 'get', id!, '--json'], {...world.env, ...extra})
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(bundle)
     expect(errorLines(result.stderr)).toEqual([WHERE])
   })
 
   it('deposits list --output csv: exit 1, one line naming the output and the cause', async () => {
-    const result = await runIntoFullDisk(['deposits', 'list', '--output', 'csv'], env)
+    const result = await runIntoFullDisk(['deposits', 'list', '--output', 'csv'], world.env)
     expect(result.code).toBe(1)
     expect(errorLines(result.stderr)).toEqual([WHERE])
   })
 
   it('deposits summary --chart png to a full disk: exit 1, one line naming the file and the cause', async () => {
-    const result = await runCli(['deposits', 'summary', '--chart', 'png', '/dev/full'], {env})
+    const result = await runCli(['deposits', 'summary', '--chart', 'png', '/dev/full'], {env: world.env})
     expect(result.code).toBe(1)
     expect(result.stdout).toBe('')
     expect(errorLines(result.stderr)).toEqual(['Error: cannot write the chart to /dev/full: ENOSPC: no space left on device, write'])
@@ -101,7 +87,7 @@ describe.skipIf(!existsSync('/dev/full'))('output that cannot be written', () =>
 
   /** The id of a charge the journal holds (the tests above made some). */
   async function chargeId(): Promise<string | undefined> {
-    const listed = await runCli(['journal', 'list', '--json'], {env})
+    const listed = await runCli(['journal', 'list', '--json'], {env: world.env})
     return (JSON.parse(listed.stdout) as Array<{id?: string; command: string}>).find((entry) => entry.command === 'tx create' && entry.id)?.id
   }
 })

@@ -5,8 +5,9 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {BIN, cleanEnv, runCli, runInTerminal, tempConfigDir} from '../helpers/cli.js'
-import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {BIN, cleanEnv, runInTerminal} from '../helpers/cli.js'
+import {control} from '../helpers/sandbox.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 const CLEAR = '\u001B[2J\u001B[H'
 /** Every escape sequence a terminal would act on (colour, cursor, clearing, modes). */
@@ -36,25 +37,11 @@ const isQrLine = (line: string) => line.length >= 21 && /^[█▀▄ ]+$/.test(l
  * where tmux is installed, the screen itself as a terminal emulator shows it.
  */
 describe('screens that fit the terminal', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
-
-  beforeAll(async () => {
-    sandbox = await startTestSandbox({seedDeposits: 95})
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
-  })
+  const world = loggedInSandbox({seedDeposits: 95})
 
   for (const cols of [80, 60]) {
     it(`the pager at ${cols}×24: every line fits the width, a page the height, the table's header in view`, async () => {
-      const result = await runInTerminal(['deposits', 'list'], {env, cols, rows: 24, steps: [{expect: 'Page 1 of', send: 'n'}, {expect: 'Page 2 of', send: 'q'}]})
+      const result = await runInTerminal(['deposits', 'list'], {env: world.env, cols, rows: 24, steps: [{expect: 'Page 1 of', send: 'n'}, {expect: 'Page 2 of', send: 'q'}]})
       expect(result.code).toBe(0)
       const screens = screensOf(result.output)
       expect(screens.length).toBeGreaterThanOrEqual(2)
@@ -73,7 +60,7 @@ describe('screens that fit the terminal', () => {
   }
 
   it('a table at 60 columns is at most 60 wide, every amount whole, and its note broken to fit', async () => {
-    const result = await runInTerminal(['deposits', 'list', '--per-page', '10', '--no-interactive'], {env, cols: 60, rows: 24})
+    const result = await runInTerminal(['deposits', 'list', '--per-page', '10', '--no-interactive'], {env: world.env, cols: 60, rows: 24})
     expect(result.code).toBe(0)
     const lines = linesOf(result.output)
     for (const line of lines.filter((text) => /^[┌│├└]/.test(text))) expect(line.length, line).toBeLessThanOrEqual(60)
@@ -86,7 +73,7 @@ describe('screens that fit the terminal', () => {
   })
 
   it('the QR code at 80×40 is drawn, and stays whole on screen with what follows it', async () => {
-    const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: {...env, NO_COLOR: '1'}, cols: 80, rows: 40})
+    const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: {...world.env, NO_COLOR: '1'}, cols: 80, rows: 40})
     expect(result.code).toBe(0)
     const lines = linesOf(result.output)
     const first = lines.findIndex(isQrLine)
@@ -100,7 +87,7 @@ describe('screens that fit the terminal', () => {
   })
 
   it('the QR code at 80×24 is not drawn: one line says the terminal is too small and how to get the code', async () => {
-    const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: {...env, NO_COLOR: '1'}, cols: 80, rows: 24})
+    const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: {...world.env, NO_COLOR: '1'}, cols: 80, rows: 24})
     expect(result.code).toBe(0)
     const lines = linesOf(result.output)
     expect(lines.filter(isQrLine)).toEqual([])
@@ -111,7 +98,7 @@ describe('screens that fit the terminal', () => {
 
   describe('a terminal that reports no size (0×0) is no terminal', () => {
     it('tx create: no spinner, no cursor codes, no QR code; it ends', async () => {
-      const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env, cols: 0, rows: 0, timeoutS: 15})
+      const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: world.env, cols: 0, rows: 0, timeoutS: 15})
       expect(result.code).toBe(0)
       expect(result.output).not.toMatch(SEQUENCES)
       expect(linesOf(result.output).filter(isQrLine)).toEqual([])
@@ -120,7 +107,7 @@ describe('screens that fit the terminal', () => {
     })
 
     it('deposits list: no pager, no colour, one page as a pipe gets it', async () => {
-      const result = await runInTerminal(['deposits', 'list'], {env, cols: 0, rows: 0, timeoutS: 15})
+      const result = await runInTerminal(['deposits', 'list'], {env: world.env, cols: 0, rows: 0, timeoutS: 15})
       expect(result.code).toBe(0)
       expect(result.output).not.toContain(CLEAR)
       expect(result.output).not.toMatch(SEQUENCES)
@@ -128,15 +115,15 @@ describe('screens that fit the terminal', () => {
     })
 
     it('SIGTERM ends a charge while it is being sent', async () => {
-      await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', kind: 'slow', delayMs: 20_000})
+      await control(world.sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', kind: 'slow', delayMs: 20_000})
       try {
-        const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env, cols: 0, rows: 0, timeoutS: 15, steps: [{expect: 'Idempotency key', signal: 'TERM'}]})
+        const result = await runInTerminal(['tx', 'create', '--amount', '1000'], {env: world.env, cols: 0, rows: 0, timeoutS: 15, steps: [{expect: 'Idempotency key', signal: 'TERM'}]})
         // Ended by the signal: 143 where the command reports it, else killed by it; never left running.
         expect([143, -15]).toContain(result.code)
         expect(result.output).not.toMatch(SEQUENCES)
         expect(result.output.length).toBeLessThan(4000)
       } finally {
-        await fetch(`${sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
+        await fetch(`${world.sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
       }
     })
   })
@@ -159,7 +146,7 @@ describe('screens that fit the terminal', () => {
     async function screenOf(args: string[], options: {cols: number; rows: number; env?: Record<string, string>; ready?: RegExp; keys?: string; until: RegExp}): Promise<string[]> {
       const socket = join(folder, `socket-${++sessions}`)
       const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`
-      const variables = Object.entries({...env, ...options.env}).map(([key, value]) => `${key}=${quote(value)}`)
+      const variables = Object.entries({...world.env, ...options.env}).map(([key, value]) => `${key}=${quote(value)}`)
       // The exit status is printed without a line break, on the line the cursor rests on: the screen does not move.
       const command = `env ${variables.join(' ')} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; printf '[exit %s]' $?; sleep 120`
       const tmuxRun = (...words: string[]) => spawnSync('tmux', ['-S', socket, '-f', join(folder, 'tmux.conf'), ...words], {encoding: 'utf8', env: cleanEnv({TERM: 'xterm-256color'})})
