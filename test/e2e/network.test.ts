@@ -1,13 +1,12 @@
 // `tx get` as a process, on the fast path and through oclif (GATEWAY_FAST_PATH=0): both reach a
 // gateway that requires a client certificate, only through an HTTP proxy, and both name a dead proxy.
-import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {cleanEnv, runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
+import {runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
 import {deadPort, makePki, REMOTE_HOST, startProxy, tlsFront, type Pki} from '../helpers/network.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
@@ -17,19 +16,7 @@ const EXECUTABLE = fileURLToPath(new URL('../../dist/package/gateway', import.me
 
 /** Runs the single executable (npm run package makes it), without blocking the servers of this process. */
 function runExecutable(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(EXECUTABLE, args, {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
+  return runCli(args, {env, program: [EXECUTABLE]})
 }
 
 const NO_PROXY_VARIABLES = {HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, NODE_TLS_REJECT_UNAUTHORIZED: undefined}

@@ -20,6 +20,8 @@ export interface CliOptions {
   timeoutMs?: number
   /** The folder it runs in (default: the tests'). */
   cwd?: string
+  /** What runs, before the arguments (default: this Node with bin/run.js); the single executable, say. */
+  program?: string[]
 }
 
 /** An environment without the caller's GATEWAY_* settings, colours or CI markers (CI turns spinners off), so a test sees the same on every machine. */
@@ -36,10 +38,11 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env
 }
 
-/** Runs the built CLI as a user's shell would, with pipes (no TTY) on every stream. */
+/** Runs the built CLI (or options.program) as a user's shell would, with pipes (no TTY) on every stream. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe']})
+    const [command, ...before] = options.program ?? [process.execPath, BIN]
+    const child = spawn(command, [...before, ...args], {env: cleanEnv(options.env), cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
