@@ -8,6 +8,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {BIN, cleanEnv, runCli, runInTerminal, tempConfigDir} from '../helpers/cli.js'
 import {payoutCsv, payouts} from '../helpers/batch.js'
 import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {loggedInSandbox} from '../helpers/world.js'
 
 const ANSI = /\u001B\[[0-9;?]*[A-Za-z]/g
 
@@ -19,9 +20,7 @@ const HELD_MS = 120_000
  * one line, its journal entry stays pending, and the terminal keeps its signals meanwhile.
  */
 describe('a money command interrupted while its request is out', () => {
-  let sandbox: Sandbox
-  let config: ReturnType<typeof tempConfigDir>
-  let env: Record<string, string>
+  const world = loggedInSandbox()
 
   // tx create runs on the fast path, and on oclif's with GATEWAY_FAST_PATH=0: both end the same way.
   const commands = [
@@ -32,31 +31,20 @@ describe('a money command interrupted while its request is out', () => {
 
   /** The pending entries of the journal, as `journal list --pending --json` shows them. */
   async function pending(): Promise<Array<{idempotencyKey: string; command: string; state: string}>> {
-    const listed = await runCli(['journal', 'list', '--pending', '--json'], {env})
+    const listed = await runCli(['journal', 'list', '--pending', '--json'], {env: world.env})
     expect(listed.code).toBe(0)
     return JSON.parse(listed.stdout) as Array<{idempotencyKey: string; command: string; state: string}>
   }
 
-  beforeAll(async () => {
-    sandbox = await startTestSandbox()
-    config = tempConfigDir()
-    env = {GATEWAY_CONFIG_DIR: config.dir}
-    const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {...env, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
-    expect(login.code).toBe(0)
-  })
   beforeEach(async () => {
-    await fetch(`${sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
-  })
-  afterAll(async () => {
-    await sandbox.close()
-    config.remove()
+    await fetch(`${world.sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
   })
 
   it.each(commands)('$name: Ctrl-C in a terminal ends it at once with exit 130 and one line; the entry is pending, and the terminal kept its signals', async ({argv, extra, route, one, spinner}) => {
     const before = (await pending()).length
-    await control(sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
+    await control(world.sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
     const result = await runInTerminal(argv, {
-      env: {...env, ...extra},
+      env: {...world.env, ...extra},
       steps: [{expect: spinner, modes: true, send: '\u0003'}],
       timeoutS: 30,
     })
@@ -79,14 +67,14 @@ describe('a money command interrupted while its request is out', () => {
   })
 
   it.each(commands)('$name: SIGTERM ends it at once with exit 143 and the same line; `journal retry` then settles it under the same key', async ({argv, extra, route, one}) => {
-    await control(sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
-    const child = spawn(process.execPath, [BIN, ...argv], {env: cleanEnv({...env, ...extra}), stdio: ['ignore', 'pipe', 'pipe']})
+    await control(world.sandbox.baseUrl, '/_sandbox/faults', {route, kind: 'slow', delayMs: HELD_MS})
+    const child = spawn(process.execPath, [BIN, ...argv], {env: cleanEnv({...world.env, ...extra}), stdio: ['ignore', 'pipe', 'pipe']})
     let stderr = ''
     let stdout = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     // Signalled once the request has reached the sandbox, which took the fault and holds the answer.
-    await waitFor(() => sandbox.state.faults.queued.length === 0)
+    await waitFor(() => world.sandbox.state.faults.queued.length === 0)
     child.kill('SIGTERM')
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
     expect(code).toBe(143)
@@ -98,7 +86,7 @@ describe('a money command interrupted while its request is out', () => {
     const key = /idempotency key ([0-9a-f-]{36}):/.exec(line[0])![1]
     expect((await pending()).find((entry) => entry.idempotencyKey === key)).toMatchObject({state: 'pending'})
     // The sandbox made the record before it held the answer: the retry gets that record back, and makes no other.
-    const retried = await runCli(['journal', 'retry', '--yes', '--key', key, '--json'], {env})
+    const retried = await runCli(['journal', 'retry', '--yes', '--key', key, '--json'], {env: world.env})
     expect(retried.code).toBe(0)
     const report = JSON.parse(retried.stdout) as {retried: Array<{idempotencyKey: string; state: string; replayed?: boolean}>}
     expect(report.retried).toEqual([expect.objectContaining({idempotencyKey: key, state: 'done', replayed: true})])
