@@ -16,6 +16,7 @@
 export const FAST_COMMANDS = [
   {id: 'tx:create', entry: 'src/fast/tx-create.ts', carries: []},
   {id: 'tx:get', entry: 'src/fast/tx-get.ts', carries: ['undici']},
+  {id: 'deposits:list', entry: 'src/fast/deposits-list.ts', carries: []},
 ]
 
 /** The file a fast command's bundle is built into, under dist/bundle. */

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {string} from '@oclif/core/flags'
 
 import type {CommandContext, IO} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
@@ -6,7 +6,7 @@ import {painter} from '../cli/terminal.js'
 
 /** --output-file: what a command prints on stdout, written to a file whole, or not at all. */
 export function outputFileFlag(what: string) {
-  return Flags.string({
+  return string({
     description: `Write ${what} to this file instead of stdout: to a new file in the same folder first, renamed over the file only when the command succeeds, so a failed run leaves the previous file as it was.`,
     helpValue: '<file>',
   })

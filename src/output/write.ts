@@ -1,11 +1,11 @@
 import type {Writable} from 'node:stream'
 
 /**
- * Writes text to a stream, waiting while its buffer is full (back-pressure), so an export's memory
+ * Writes text (or its bytes) to a stream, waiting while its buffer is full (back-pressure), so an export's memory
  * stays flat however fast records arrive. Rejects when the stream fails while it waits. The stream
  * is never ended here: it may be stdout.
  */
-export async function writeText(out: Writable, text: string): Promise<void> {
+export async function writeText(out: Writable, text: string | Uint8Array): Promise<void> {
   if (out.write(text)) return
   await new Promise<void>((resolve, reject) => {
     const onDrain = () => {

@@ -7,10 +7,13 @@ import {describe, expect, it} from 'vitest'
 
 // @ts-expect-error: a build script, in JavaScript.
 import {FAST_COMMANDS, fastCommandProblems} from '../../scripts/fast-table.mjs'
+import DepositsList from '../../src/commands/deposits/list.js'
 import TxCreate from '../../src/commands/tx/create.js'
 import TxGet from '../../src/commands/tx/get.js'
 import {globalFlags} from '../../src/cli/flags.js'
 import {commandFlags, jsonRequested, readCommandLine} from '../../src/cli/life-cycle.js'
+import {depositsListFlags} from '../../src/deposits/list-flags.js'
+import {command as fastList} from '../../src/fast/deposits-list.js'
 import {readFast, type FastCommand} from '../../src/fast/hot.js'
 import {command as fastCreate} from '../../src/fast/tx-create.js'
 import {command as fastGet} from '../../src/fast/tx-get.js'
@@ -22,7 +25,7 @@ const id = '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11'
 
 describe('the fast entries', () => {
   it('read with the very definitions their classes declare', () => {
-    expect(FAST_COMMANDS.map(({id}: {id: string}) => id)).toEqual(['tx:create', 'tx:get'])
+    expect(FAST_COMMANDS.map(({id}: {id: string}) => id)).toEqual(['tx:create', 'tx:get', 'deposits:list'])
     expect(TxCreate.flags).toBe(txCreateFlags)
     expect(fastCreate.definition.flags).toBe(TxCreate.flags)
     expect(fastCreate.definition.baseFlags).toBe(TxCreate.baseFlags)
@@ -33,6 +36,10 @@ describe('the fast entries', () => {
     expect(fastGet.definition.baseFlags).toBe(globalFlags)
     expect(fastCommandProblems('tx:create', TxCreate, fastCreate)).toEqual([])
     expect(fastCommandProblems('tx:get', TxGet, fastGet)).toEqual([])
+    expect(DepositsList.flags).toBe(depositsListFlags)
+    expect(fastList.definition.flags).toBe(DepositsList.flags)
+    expect(fastList.definition.baseFlags).toBe(DepositsList.baseFlags)
+    expect(fastCommandProblems('deposits:list', DepositsList, fastList)).toEqual([])
     // Every flag oclif reads: its own --json first, then the base flags, then the command's.
     expect(Object.keys(commandFlags(fastGet.definition))).toEqual(['json', ...Object.keys(globalFlags), ...Object.keys(txGetFlags).filter((name) => name !== 'json' && !(name in globalFlags))])
   })
@@ -63,6 +70,9 @@ describe('the fast reading', () => {
     expect(line).toEqual(await readCommandLine(fastGet.definition, words))
     const create = await read(fastCreate, ['--amount', '1000', '--item', 'title=A,unitPrice=1', '--item', 'title=B,unitPrice=2', '--physical', '--body', '-'])
     expect(create?.flags).toMatchObject({amount: '1000', item: ['title=A,unitPrice=1', 'title=B,unitPrice=2'], physical: true, body: '-'})
+    const list = await read(fastList, ['--all', '--status', 'paid', '--output', 'csv', '--no-interactive'])
+    expect(list?.flags).toMatchObject({all: true, status: ['paid'], output: 'csv', interactive: false, concurrency: 4})
+    expect(list).toEqual(await readCommandLine(fastList.definition, ['--all', '--status', 'paid', '--output', 'csv', '--no-interactive']))
   })
 
   it('leaves to oclif, having read nothing, every line oclif must take', async () => {
@@ -91,6 +101,10 @@ describe('the fast reading', () => {
       [fastCreate, ['--amount', '1', '--dry-run']],
       [fastCreate, ['--amount', '1', '--output', 'csv']],
       [fastCreate, ['stray']],
+      [fastList, ['--all', '--concurrency', '17']],
+      [fastList, ['--output', 'xml']],
+      [fastList, ['--all', '--help']],
+      [fastList, ['stray']],
     ]
     for (const [command, argv] of declined) expect(await read(command, argv), argv.join(' ')).toBeUndefined()
   })

@@ -1,9 +1,9 @@
 // The fast path (src/fast) against oclif: the same command lines through both, as the operator
 // runs them, must print the same stdout and stderr and exit with the same code. The cases: every
 // example in the --help of the commands the fast path knows, every refusal of
-// test/commands/checked-before-sending.test.ts, every flag of tx create and tx get as their
-// definitions declare it (with values right, wrong and in another case, and from its variable),
-// random command lines of both, the lines the fast path must leave to oclif, and a stdout closed
+// test/commands/checked-before-sending.test.ts, every flag of tx create, tx get and deposits list
+// as their definitions declare it (with values right, wrong and in another case, and from its
+// variable), random command lines of each, the lines the fast path must leave to oclif, and a stdout closed
 // early or failing every write. Every other command's examples must never be taken by the fast path.
 import {spawn} from 'node:child_process'
 import {closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -15,6 +15,7 @@ import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {commandFlags} from '../../src/cli/life-cycle.js'
+import {command as fastList} from '../../src/fast/deposits-list.js'
 import {command as fastCreate} from '../../src/fast/tx-create.js'
 import {command as fastGet} from '../../src/fast/tx-get.js'
 import {BIN, cleanEnv, runCli, unstamped, type CliResult} from '../helpers/cli.js'
@@ -33,7 +34,7 @@ const launcher = createRequire(import.meta.url)(join(root, 'dist', 'bundle', 'la
 /** Whether the fast path takes a line, read in this process as bin/run.js reads it. */
 const fastReading = (argv: string[], env: NodeJS.ProcessEnv) =>
   launcher.fastReading({root, read: (name: string, encoding?: BufferEncoding) => (encoding ? readFileSync(join(root, 'dist', 'bundle', name), encoding) : readFileSync(join(root, 'dist', 'bundle', name))), packageJson: () => ''}, argv, env)
-const FAST = ['tx:create', 'tx:get']
+const FAST = ['tx:create', 'tx:get', 'deposits:list']
 /** The lines each bundle writes as it is loaded (GATEWAY_CODE_CACHE_REPORT): which path ran. */
 const REPORT = /^code cache of (\S+): \w+\n/gm
 /** What ran a line, from its report: the fast path, or oclif (after the fast path left it, or directly). */
@@ -79,10 +80,16 @@ function comparable(text: string, world: {cwd: string; baseUrl: string}): string
     .replaceAll(world.baseUrl, '<gateway>')
     .replaceAll(new URL(world.baseUrl).host, '<host>')
     .replace(UUID, '<uuid>')
+    // A deposit's end-to-end id ends in characters the sandbox draws at random, and so do its payer's document and key.
+    .replace(/\bE\d{20}[0-9A-Za-z]{11}\b/g, '<end-to-end id>')
+    .replace(/\*{3,}\d+/g, '<masked>')
+    // The clock time a watch prints a status at: the two runs may fall either side of a second.
+    .replace(/^\d\d:\d\d:\d\d /gm, '<clock> ')
     .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z| UTC)?/g, '<time>')
     // How long until a charge expires, counted from when each run printed it: 59m on one, 1h 0m or 29m 59s on the other.
     .replace(/\(in [^)]*\)/g, '(in <minutes>)')
-    .replace(/000201.*?6304[0-9A-F]{4}/g, '<brcode>')
+    // A BR Code ends in its CRC (6304 and four hex digits); the same digits may come earlier, inside it.
+    .replace(/000201.*?6304[0-9A-F]{4}(?![0-9A-F])/g, '<brcode>')
     // The QR code drawn (--qr), which holds the BR Code.
     .replace(/^ *[\u2580\u2584\u2588][\u2580\u2584\u2588 ]*$/gm, '<qr>')
     .replace(/data:image\/png;base64,[A-Za-z0-9+/=]+/g, '<png>')
@@ -147,7 +154,7 @@ describe('the fast path and oclif give the same answers', () => {
     return {...byOclif, stderr: byOclif.stderr.replace(REPORT, ''), fast: tookFast}
   }
 
-  it('runs every example of tx create and tx get the same way', async () => {
+  it('runs every example of tx create, tx get and deposits list the same way', async () => {
     for (const id of FAST) {
       expect(exampleLines(id).length, id).toBeGreaterThan(2)
       for (const words of exampleLines(id)) {
@@ -241,6 +248,25 @@ describe('the fast path and oclif give the same answers', () => {
       [['tx', 'get', '{record}'], {GATEWAY_CONTENT_TYPE: 'json'}],
       [['tx:get', '{record}']],
       [['--profile', 'default', 'tx', 'get', '{record}']],
+      [['deposits', 'list']],
+      [['deposits', 'list', '--json']],
+      [['deposits', 'list', '--status', 'paid', '--per-page', '2']],
+      [['deposits', 'list', '--output', 'csv', '--from', 'yesterday', '--to', 'now']],
+      [['deposits', 'list', '--all']],
+      [['deposits', 'list', '--all', '--output', 'csv', '--per-page', '2']],
+      [['deposits', 'list', '--all', '--output', 'json', '--concurrency', '2']],
+      [['deposits', 'list', '--all', '--json']],
+      [['deposits', 'list', '--all', '--output-file', '{cwd}/deposits.ndjson']],
+      [['deposits', 'list', '--all', '--output', 'table']],
+      [['deposits', 'list', '--all', '--page', '2']],
+      [['deposits', 'list', '--min-amount', '10.00']],
+      [['deposits', 'list', '--from', '31/02/2026']],
+      [['deposits', 'list', '--snapshot', 'nope', '--page', '2']],
+      [['deposits', 'list', '--all'], {GATEWAY_CONFIG_DIR: '{cwd}/empty-config'}],
+      [['deposits', 'list', '--all', '--base-url', 'http://127.0.0.1:9']],
+      [['deposits', 'list', '--all', '--concurrency', '0']],
+      [['deposits', 'list', '--all', '--output', 'xml']],
+      [['deposits', 'list', 'stray']],
     ]
     for (const [args, extra] of lines) await same(args, extra)
     // A body from stdin, good and bad.
@@ -252,6 +278,7 @@ describe('the fast path and oclif give the same answers', () => {
   const definitions = {
     create: {words: ['tx', 'create'], base: ['--amount', '1000'], flags: commandFlags(fastCreate.definition)},
     get: {words: ['tx', 'get', '{record}'], base: [] as string[], flags: commandFlags(fastGet.definition)},
+    list: {words: ['deposits', 'list'], base: [] as string[], flags: commandFlags(fastList.definition)},
   }
   type Flag = {type: string; options?: readonly string[]; multiple?: boolean; env?: string; char?: string}
   /** A value a flag might be given, by its name: one its command takes, where there is one. */
@@ -261,11 +288,12 @@ describe('the fast path and oclif give the same answers', () => {
     'seller-name': 'Loja Azul', 'seller-document': '12abc34501de35', item: 'title=Cap,unitPrice=1000', metadata: 'order=77', body: '{cwd}/charge.json',
     'qr-png': '{cwd}/qr.png', batch: '{cwd}/orders.csv', concurrency: '2', 'max-rows': '10', 'max-total': '100000', fields: 'id,status',
     timeout: '20s', interval: '1s', until: 'paid', retries: '1', profile: 'default', 'base-url': 'http://127.0.0.1:9', 'address-state': 'SP',
-    'address-postal-code': '01310-100', 'address-country': 'BR',
+    'address-postal-code': '01310-100', 'address-country': 'BR', from: '7d', to: 'now', 'min-amount': '100', 'max-amount': '100000', page: '1',
+    'per-page': '2', snapshot: '8c1f0c1c-2a4b-4f7e-9d51-6b8f0a6e2c11', 'output-file': '{cwd}/out.txt',
   }
   const sample = (name: string, flag: Flag) => flag.options?.at(-1) ?? SAMPLES[name] ?? 'x'
 
-  it('reads every flag of tx create and tx get, as their definitions declare it, the same way', async () => {
+  it('reads every flag of tx create, tx get and deposits list, as their definitions declare it, the same way', async () => {
     let lines = 0
     for (const {words, base, flags} of Object.values(definitions)) {
       for (const [name, flag] of Object.entries(flags) as Array<[string, Flag]>) {
@@ -292,18 +320,18 @@ describe('the fast path and oclif give the same answers', () => {
         }
       }
     }
-    expect(lines).toBeGreaterThan(Object.keys(definitions.create.flags).length + Object.keys(definitions.get.flags).length)
+    expect(lines).toBeGreaterThan(Object.values(definitions).reduce((sum, {flags}) => sum + Object.keys(flags).length, 0))
   }, 600_000)
 
-  it('reads random lines of tx create and tx get the same way', async () => {
+  it('reads random lines of tx create, tx get and deposits list the same way', async () => {
     const value = fc.oneof(
       fc.constantFrom('1000', '0', '10.00', '-1', 'abc', '', 'title=Cap,unitPrice=100', 'maria@example.com', '529.982.247-25', 'https://example.com/hook', 'ndjson', 'JSON', 'Csv', 'paid', '5s', 'id,status', '--json', '--', '-h', '=', 'a=b'),
       fc.string({maxLength: 12}),
     )
     let fast = 0
-    for (const [key, runs] of [['create', 30], ['get', 15]] as const) {
+    for (const [key, runs] of [['create', 30], ['get', 15], ['list', 15]] as const) {
       const {words: start, flags} = definitions[key]
-      const names = Object.entries(flags as Record<string, Flag>).filter(([name]) => !['batch', 'body', 'qr-png', 'watch'].includes(name))
+      const names = Object.entries(flags as Record<string, Flag>).filter(([name]) => !['batch', 'body', 'qr-png', 'watch', 'output-file'].includes(name))
       const flagWords = fc.constantFrom(...names).chain(([name, flag]): fc.Arbitrary<string[]> =>
         flag.type === 'boolean' ? fc.constantFrom([`--${name}`], [`--${name}=true`]) : value.chain((text) => fc.constantFrom([`--${name}`, text], [`--${name}=${text}`])),
       )
@@ -346,6 +374,9 @@ describe('the fast path and oclif give the same answers', () => {
       ['tx', 'create', '--amount', '10.00', '--json'],
       ['tx', 'create', '--amount', '1000', '--json'],
       ['tx', 'create', '--amount', '1000', '--qr'],
+      ['deposits', 'list'],
+      ['deposits', 'list', '--all'],
+      ['deposits', 'list', '--all', '--output', 'csv', '--per-page', '2'],
     ]
     for (const stdout of ['closed', 'head', 'full'] as const) {
       for (const line of lines) {
@@ -369,6 +400,11 @@ describe('the fast path and oclif give the same answers', () => {
     expect(created.code).toBe(0)
     expect(created.stderr).toMatch(/^code cache of fast-tx-create\.cjs: used\n/)
     expect(created.stderr).toContain('code cache of vendor-undici.cjs: used\n')
+    // An export runs from its own bundle and its cache, never oclif's.
+    const exported = await runCli(['deposits', 'list', '--all', '--output', 'csv'], {env: env(worlds.fast, {GATEWAY_CODE_CACHE_REPORT: '1'})})
+    expect(exported.code).toBe(0)
+    expect(exported.stderr).toMatch(/^code cache of fast-deposits-list\.cjs: used\n/)
+    expect(exported.stderr).not.toContain('gateway.cjs')
   })
 
   it('explains an answer that fails its contract in zod\'s words on both paths, loading zod only then', async () => {
