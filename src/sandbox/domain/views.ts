@@ -156,10 +156,11 @@ function writeInteger(out: Buffer, at: number, value: number): number {
  * The page as UTF-8 JSON: the same bytes JSON.stringify makes of its items' depositView, with
  * each current status's duration counted up to `now`. After the first answer, a page of a
  * snapshot costs a copy of bytes and a hundred numbers, not a hundred objects serialized.
+ * `allocate` gives the buffer it is written into (the HTTP layer's, used again: src/sandbox/http/page-buffers.ts).
  */
-export function depositPageJson(page: DepositPageOf, now: number): Buffer {
+export function depositPageJson(page: DepositPageOf, now: number, allocate: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const {bytes, cuts, sinces} = templateOf(page)
-  const out = Buffer.allocUnsafe(bytes.length + cuts.length * MAX_DIGITS)
+  const out = allocate(bytes.length + cuts.length * MAX_DIGITS)
   let from = 0
   let at = 0
   for (let index = 0; index < cuts.length; index += 1) {

@@ -158,6 +158,7 @@ export function pipeline(options: PipelineOptions): (req: IncomingMessage, res: 
     const delayMs = (route && route.api !== false ? latencyMs : 0) + (fault?.kind === 'slow' ? fault.delayMs : 0)
     if (delayMs > 0) await sleep(delayMs)
     if (res.destroyed || req.socket.destroyed) {
+      reply.sent?.()
       finish(`${reply.status}-unsent`)
       return
     }

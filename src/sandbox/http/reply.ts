@@ -25,6 +25,8 @@ export interface Reply {
   /** The body already serialized as JSON, for answers made faster than JSON.stringify would. */
   json?: string | Buffer
   headers?: Record<string, string>
+  /** Called once the body has been handed to the system, or will never be (the connection closed first, or the answer was dropped). */
+  sent?: () => void
 }
 
 /** A refusal at the HTTP level: no route, no token, a body that is not JSON, too large... */
@@ -62,4 +64,16 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
     ...reply.headers,
   })
   res.end(text)
+  if (reply.sent) {
+    const sent = reply.sent
+    let done = false
+    const once = () => {
+      if (done) return
+      done = true
+      sent()
+    }
+    // 'finish' when the last byte is the system's; 'close' when the connection went first.
+    res.once('finish', once)
+    res.once('close', once)
+  }
 }

@@ -5,6 +5,7 @@ import {DEPOSIT_STATUSES} from '../../schemas/enums.js'
 import {cents, checkWith, formatIssue, type Issue} from '../../schemas/rules.js'
 import {depositPageJson, lookupView} from '../domain/views.js'
 import {readJson} from '../http/body.js'
+import {PageBuffers} from '../http/page-buffers.js'
 import {HttpError, json} from '../http/reply.js'
 import type {Route} from '../http/router.js'
 
@@ -63,6 +64,7 @@ const sandboxDepositSchema = z.strictObject({
 
 /** GET /core/deposit with snapshot paging, and the PIX-key deposit control. */
 export function depositRoutes(): Route[] {
+  const buffers = new PageBuffers()
   return [
     {
       method: 'GET',
@@ -70,7 +72,8 @@ export function depositRoutes(): Route[] {
       scope: 'deposit',
       handler({url, domain}) {
         const page = domain.deposits.list(checkedQuery(url.searchParams))
-        return {status: 200, json: depositPageJson(page, domain.now())}
+        const body = depositPageJson(page, domain.now(), buffers.take)
+        return {status: 200, json: body, sent: () => buffers.give(body)}
       },
     },
     {
