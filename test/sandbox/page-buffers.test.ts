@@ -36,10 +36,16 @@ describe('the page buffers', () => {
 
 describe('an answer written from a buffer used again', () => {
   /** A response whose body the system takes when the test says so ('finish'), or never ('close'). */
-  function response() {
-    const res = Object.assign(new EventEmitter(), {ended: undefined as unknown, writeHead: () => res, end: (body: unknown) => (res.ended = body)})
-    return res
+  class Response extends EventEmitter {
+    ended: unknown
+    writeHead(): this {
+      return this
+    }
+    end(body: unknown): void {
+      this.ended = body
+    }
   }
+  const response = () => new Response()
 
   it('gives its buffer back once the system has the whole body, not when it is handed to Node', () => {
     for (const last of ['finish', 'close'] as const) {
