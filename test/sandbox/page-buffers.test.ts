@@ -28,6 +28,14 @@ describe('the page buffers', () => {
     buffers.give(again)
     expect(buffers.take(2_000).buffer).not.toBe(first.buffer)
     expect(buffers.take(300_000).buffer).not.toBe(first.buffer)
+    // Nothing it did not make, and nothing twice.
+    const before = buffers.size
+    buffers.give(Buffer.allocUnsafe(100))
+    buffers.give(Buffer.alloc(110_000))
+    const twice = buffers.take(200_000)
+    buffers.give(twice)
+    buffers.give(twice.subarray(0, 10))
+    expect(buffers.size).toBe(before + 1)
     const many = Array.from({length: 40}, () => buffers.take(50_000))
     for (const buffer of many) buffers.give(buffer)
     expect(buffers.size).toBe(32)

@@ -16,17 +16,22 @@ const STEP = 16 * 1024
 
 export class PageBuffers {
   private readonly free: Buffer[] = []
+  /** The memory of every buffer `take` made: nothing else is ever kept (a view of Node's shared pool would be written under its other users). */
+  private readonly made = new WeakSet<ArrayBufferLike>()
 
   /** A buffer of at least `size` bytes: a free one that fits, else a new one. */
   readonly take = (size: number): Buffer => {
     const index = this.free.findIndex((buffer) => buffer.length >= size && buffer.length < 2 * size + STEP)
     if (index !== -1) return this.free.splice(index, 1)[0]
-    return Buffer.allocUnsafeSlow(Math.ceil(size / STEP) * STEP)
+    const buffer = Buffer.allocUnsafeSlow(Math.ceil(size / STEP) * STEP)
+    this.made.add(buffer.buffer)
+    return buffer
   }
 
   /** Takes back a buffer `take` gave (or a view of it), once nothing will read it again. */
   give(view: Buffer): void {
-    if (this.free.length >= KEPT) return
+    if (this.free.length >= KEPT || !this.made.has(view.buffer)) return
+    if (this.free.some((buffer) => buffer.buffer === view.buffer)) return
     this.free.push(Buffer.from(view.buffer, 0, view.buffer.byteLength))
   }
 
