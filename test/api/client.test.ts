@@ -1,3 +1,6 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {GatewayClient} from '../../src/api/client.js'
@@ -64,5 +67,34 @@ describe('GatewayClient as a library', () => {
     const client = new GatewayClient({baseUrl: 'http://127.0.0.1:9', timeoutMs: 2000})
     await expect(client.fetchToken({clientId: 'x', clientSecret: 'y'})).rejects.toBeInstanceOf(UnavailableError)
     await client.close()
+  })
+})
+
+describe('answers read in pieces', () => {
+  it('reads an answer in many chunks whole, its characters split across them, however long the one before it was', async () => {
+    // Names with characters of two and three bytes, cut every 7 bytes: most cuts fall inside one.
+    const bodies = new Map([
+      ['/long', JSON.stringify({names: Array.from({length: 4000}, (_, index) => `Vitória Conceição ${index} €`)})],
+      ['/short', JSON.stringify({names: ['João', 'Açaí €']})],
+      ['/huge', JSON.stringify({names: Array.from({length: 60_000}, (_, index) => `Ana Lúcia ${index} ✓`)})],
+    ])
+    const server = createServer((request, response) => {
+      const bytes = Buffer.from(bodies.get(request.url ?? '') ?? '{}')
+      response.writeHead(200, {'content-type': 'application/json', 'content-length': bytes.length})
+      const cut = request.url === '/huge' ? 65_521 : 7
+      for (let at = 0; at < bytes.length; at += cut) response.write(bytes.subarray(at, at + cut))
+      response.end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const client = new GatewayClient({baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0})
+      // The short answer after the long one (joined in the same memory), and one past the size joined so.
+      for (const path of ['/long', '/short', '/huge', '/short', '/long']) {
+        const answer = await client.request<{names: string[]}>('GET', path, {auth: false})
+        expect(answer.body, path).toEqual(JSON.parse(bodies.get(path)!))
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
