@@ -1,7 +1,7 @@
 import {isIP} from 'node:net'
 
 import {ConfigError} from './errors.js'
-import {REDACTED} from './redact.js'
+import {REDACTED, urlCredential} from './redact.js'
 
 /**
  * Which proxy a request to the gateway goes through, read from the environment as curl reads it:
@@ -68,17 +68,7 @@ export function parseProxy(value: string, variable: string): ProxyChoice {
       hint: `Set ${variable} to an http:// or https:// proxy, or unset it.`,
     })
   }
-  const secrets: string[] = []
-  for (const part of [url.username, url.password]) {
-    if (!part) continue
-    secrets.push(part)
-    try {
-      const decoded = decodeURIComponent(part)
-      if (decoded !== part) secrets.push(decoded)
-    } catch {
-      // Kept as given.
-    }
-  }
+  const secrets = [url.username, url.password].flatMap(urlCredential)
   const shown = `${url.protocol}//${url.username || url.password ? `${REDACTED}@` : ''}${url.host}`
   return {url, variable, shown, secrets}
 }

@@ -86,6 +86,18 @@ export function scrub(text: string, secrets: Iterable<string | undefined>): stri
   return out
 }
 
+/** A user name or password from a URL as given and, when it differs, percent-decoded: both may be printed. None for an empty one. */
+export function urlCredential(part: string): string[] {
+  if (!part) return []
+  try {
+    const decoded = decodeURIComponent(part)
+    return decoded === part ? [part] : [part, decoded]
+  } catch {
+    // Not valid percent-encoding: kept as given.
+    return [part]
+  }
+}
+
 /** The variables that may name a proxy, with credentials in its URL. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY']
 
@@ -101,16 +113,7 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
     if (!value) continue
     const userinfo = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/@]*)@/i.exec(value)?.[1]
     if (!userinfo) continue
-    for (const part of userinfo.split(':')) {
-      if (!part) continue
-      found.push(part)
-      try {
-        const decoded = decodeURIComponent(part)
-        if (decoded !== part) found.push(decoded)
-      } catch {
-        // Kept as given.
-      }
-    }
+    for (const part of userinfo.split(':')) found.push(...urlCredential(part))
     found.push(userinfo)
   }
   if (env.GATEWAY_CERT_PASSPHRASE) found.push(env.GATEWAY_CERT_PASSPHRASE)
