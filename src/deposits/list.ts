@@ -157,9 +157,9 @@ async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclu
       ctx.streaming = true
       // Once the first page is in, every bundle the walk reads is loaded (the HTTP client, the
       // CSV writer): V8 refuses the code cache of a bundle loaded after its flags change.
-      await leanHeapForLongWalk({growYoung: true})
+      leanHeapForLongWalk({growYoung: true})
     }
-    if (page.currentPage === WARM_PAGES) await settleCompilers()
+    if (page.currentPage === WARM_PAGES) settleCompilers()
     youngGenerationGrown()
     await writer.prepared(page.records)
     pages = page.currentPage

@@ -1,5 +1,7 @@
 import {Buffer} from 'node:buffer'
 import type {Writable} from 'node:stream'
+// Loaded by the launcher for every command (src/fast/launch.ts): nothing to load here.
+import {getHeapSpaceStatistics, setFlagsFromString} from 'node:v8'
 
 import {csvRows, CsvWriter, type CsvColumn} from './csv.js'
 import {writeText} from './write.js'
@@ -20,19 +22,14 @@ let lean = false
  * run time also changes what V8's code caches are checked against: a bundle loaded afterwards is
  * compiled without its cache.
  */
-export async function leanHeapForLongWalk(options: {growYoung?: boolean} = {}): Promise<void> {
+export function leanHeapForLongWalk(options: {growYoung?: boolean} = {}): void {
   if (lean) return
   lean = true
-  const v8 = await import('node:v8')
-  setFlags = v8.setFlagsFromString
-  heapSpaces = v8.getHeapSpaceStatistics
-  setFlags('--heap-growing-percent=10')
+  setFlagsFromString('--heap-growing-percent=10')
   if (options.growYoung) youngGenerationGrown()
   else holdYoungGeneration()
 }
 
-let setFlags: ((flags: string) => void) | undefined
-let heapSpaces: (() => Array<{space_name: string; space_size: number}>) | undefined
 let youngHeld = false
 
 /**
@@ -47,13 +44,13 @@ const YOUNG_GENERATION = 8 * 1024 * 1024
 
 function holdYoungGeneration(): void {
   youngHeld = true
-  setFlags?.('--semi-space-growth-factor=1')
+  setFlagsFromString('--semi-space-growth-factor=1')
 }
 
 /** After each page of an export: once the young generation has grown to YOUNG_GENERATION, V8 grows it no further. */
 export function youngGenerationGrown(): void {
-  if (youngHeld || !heapSpaces) return
-  const young = heapSpaces().find((space) => space.space_name === 'new_space')
+  if (youngHeld || !lean) return
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')
   if (!young || young.space_size >= YOUNG_GENERATION) holdYoungGeneration()
 }
 
@@ -70,10 +67,9 @@ let settled = false
  * only made V8 wait longer; Node 24's does not.) Like leanHeapForLongWalk, a flag set after start:
  * should V8 ignore it, the walk is the same, with more memory.
  */
-export async function settleCompilers(): Promise<void> {
+export function settleCompilers(): void {
   if (settled) return
   settled = true
-  const {setFlagsFromString} = await import('node:v8')
   for (const flag of ['--no-maglev', '--no-turbofan']) setFlagsFromString(flag)
 }
 

@@ -72,7 +72,7 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
   // `deposits list --all`, with the same settings of V8 for a long walk, set from here: reading a
   // large file with them took less time and left a smaller heap (a young generation kept small).
   const {leanHeapForLongWalk} = await import('../output/stream.js')
-  await leanHeapForLongWalk()
+  leanHeapForLongWalk()
   const {readExpected} = await import('./expected.js')
   const input = await openExpected(options.expected, ctx)
   let file: Awaited<ReturnType<typeof readExpected>>

@@ -88,7 +88,7 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
   const api = await ctx.api()
   const {walkPages} = await import('../../api/paging.js')
   const {leanHeapForLongWalk} = await import('../../output/stream.js')
-  await leanHeapForLongWalk()
+  leanHeapForLongWalk()
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
   let snapshot: string | undefined
