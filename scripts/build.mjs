@@ -146,7 +146,9 @@ function entrySource(commands, hooks) {
     `    const manifest = inMemory?.manifest ?? JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))`,
     `    argv = require(${JSON.stringify(join(root, 'src', 'cli', 'argv.ts'))}).commandFirst(argv, manifest)`,
     `  }`,
-    `  return runOclif(argv, {root, pjson})`,
+    // Only the code the CLI carries: no user plugins (oclif reads them from a package.json under the
+  // home's data folder, the temporary folder when there is no home), and no dev plugins.
+  `  return runOclif(argv, {root, pjson, userPlugins: false, devPlugins: false})`,
     `}`,
     // bin/run.js words a mistyped command itself.
     `export function commandNotFound(...args) {`,
@@ -241,6 +243,13 @@ const PATCHES = [
     file: 'node_modules/@oclif/core/lib/config/plugin.js',
     find: 'const manifest = await (0, fs_1.readJson)(p);',
     replace: `const manifest = (!dotfile && this.options.isRoot && this.pjson[${JSON.stringify(MANIFEST_KEY)}]) || await (0, fs_1.readJson)(p);`,
+  },
+  // oclif reads a theme from the config folder under the home (the temporary folder when there is
+  // none), which another user may have written: the CLI paints with its own colours only.
+  {
+    file: 'node_modules/@oclif/core/lib/config/config.js',
+    find: '(0, fs_1.safeReadJson)(userThemeFile),',
+    replace: 'undefined,',
   },
   // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
   // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
@@ -387,15 +396,12 @@ PATCHES.push(
 
 /**
  * oclif's logger makes its `debug` loggers at start-up, and the debug library loads node:tty and
- * reads the environment for its colours. When DEBUG is unset (it is read once, as the library does),
- * every logger is off, and this stands in for the library: it is loaded only when DEBUG names
- * something.
+ * reads the environment for its colours. This stands in for the library, every logger off whatever
+ * DEBUG says: the fast path has no oclif loggers, and DEBUG changes nothing on either path (nor
+ * loads a module from outside the bundle).
  */
 const DEBUG_ON_DEMAND = `
-const real = () => require(${JSON.stringify(join(root, 'node_modules', 'debug', 'src', 'index.js'))})
-const on = Boolean(process.env.DEBUG)
 function createDebug(namespace) {
-  if (on) return real()(namespace)
   const off = () => {}
   off.enabled = false
   off.namespace = namespace
@@ -404,9 +410,9 @@ function createDebug(namespace) {
   off.destroy = () => false
   return off
 }
-createDebug.enable = (namespaces) => real().enable(namespaces)
-createDebug.disable = () => (on ? real().disable() : '')
-createDebug.enabled = (name) => (on ? real().enabled(name) : false)
+createDebug.enable = () => {}
+createDebug.disable = () => ''
+createDebug.enabled = () => false
 module.exports = createDebug
 module.exports.default = createDebug
 `
