@@ -1,5 +1,6 @@
 import {ConfigError} from './errors.js'
 import {isLiteralLoopback} from './proxy.js'
+import {USERINFO_RULE, userinfoProblem, userinfoSpan, withoutUserinfo} from './redact.js'
 
 /** The embedded sandbox's default address: where a fresh install points until `login --base-url`. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
@@ -13,13 +14,25 @@ export function isLoopbackHost(hostname: string): boolean {
 /**
  * Parses and checks a gateway base URL: https anywhere, plain http only on loopback, so that client
  * secrets and tokens never cross a network in clear text. Answers the URL without a trailing slash.
+ * Credentials are refused, and found before the URL is parsed, whatever their shape: no message
+ * holds them. `flag` names where the URL came from (a flag, a variable, a profile).
  */
 export function checkBaseUrl(input: string, flag = '--base-url'): string {
+  const shown = (() => {
+    const text = withoutUserinfo(input)
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text
+  })()
+  if (userinfoSpan(input)) {
+    const problem = userinfoProblem(input)
+    throw new ConfigError(`${flag} must not carry credentials${problem ? ` (and ${problem})` : ''}: "${shown}"`, {
+      hint: 'Give the client id with --client-id and the secret on stdin or in GATEWAY_CLIENT_SECRET, never in the URL.',
+    })
+  }
   let url: URL
   try {
     url = new URL(input)
   } catch {
-    throw new ConfigError(`${flag} must be an absolute http(s) URL, got "${input}"`)
+    throw new ConfigError(`${flag} must be an absolute http(s) URL, got "${shown}"`, {hint: `Write it as https://HOST[:PORT][/PATH]; ${USERINFO_RULE}.`})
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`${flag} must use https, got "${url.protocol}"`)
@@ -34,6 +47,12 @@ export function checkBaseUrl(input: string, flag = '--base-url'): string {
   if (url.username || url.password) throw new ConfigError(`${flag} must not carry credentials`)
   if (url.search || url.hash) throw new ConfigError(`${flag} must not carry a query or a fragment`)
   return url.href.replace(/\/+$/, '')
+}
+
+/** Where a base URL came from, for a message: the flag, the variable (when it holds that value), or the profile. */
+export function baseUrlSource(explicit: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (explicit === undefined) return "the profile's base URL"
+  return env.GATEWAY_BASE_URL !== undefined && env.GATEWAY_BASE_URL === explicit ? 'GATEWAY_BASE_URL' : '--base-url'
 }
 
 /**

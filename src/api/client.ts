@@ -178,18 +178,18 @@ export class GatewayClient {
       // Not an answer about the credentials: a certificate the gateway wants, a file or a setting refused before sending.
       if (error instanceof CertificateRequiredError || (error instanceof AuthError && error.status === undefined)) throw error
       if (error instanceof GatewayError && error.status === 400) {
-        throw new AuthError(`the gateway refused the credentials as malformed (400)${detail(error)}`, {
+        throw new AuthError(`the gateway at ${this.baseUrl} refused the credentials as malformed (400)${detail(error)}`, {
           status: 400,
           body: error.body,
           messages: error.messages,
         })
       }
       if (error instanceof AuthError) {
-        throw new AuthError(`the gateway refused the client credentials (${error.status})${detail(error)}`, {
+        throw new AuthError(`the gateway at ${this.baseUrl} refused the client credentials (${error.status})${detail(error)}`, {
           status: error.status,
           body: error.body,
           messages: error.messages,
-          hint: 'Check the client id and secret, then run `gateway login` again.',
+          hint: `Check the client id and secret, then run \`gateway login --base-url ${this.baseUrl}\` again.`,
         })
       }
       throw error

@@ -1,6 +1,6 @@
-import {checkBaseUrl, DEFAULT_BASE_URL} from './base-url.js'
+import {baseUrlSource, checkBaseUrl, DEFAULT_BASE_URL} from './base-url.js'
 import {GatewayClient} from './client.js'
-import {AuthError} from './errors.js'
+import {AuthError, ConfigError} from './errors.js'
 import {ProfileStore, type Credentials, type ProfileSettings} from './store.js'
 import {tlsSettings, type TlsSettings} from './tls.js'
 import type {StoredToken, TokenStore} from './token.js'
@@ -47,7 +47,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const store = options.store ?? new ProfileStore()
   const settings = await store.profile(options.profile)
   const explicit = options.baseUrl
-  const baseUrl = checkBaseUrl(explicit ?? settings?.baseUrl ?? DEFAULT_BASE_URL)
+  // A secret from the environment goes only to a gateway the operator named, never to the default.
+  if (explicit === undefined && !settings?.baseUrl && env.GATEWAY_CLIENT_SECRET) {
+    throw new ConfigError(`GATEWAY_CLIENT_SECRET is set, and no gateway is named for it: give --base-url URL (or set GATEWAY_BASE_URL), or use a profile that has one (profile "${options.profile}" has none)`, {
+      hint: 'There is no default gateway for credentials: for the local sandbox, name it (`--base-url http://127.0.0.1:4010`).',
+    })
+  }
+  const baseUrl = checkBaseUrl(explicit ?? settings?.baseUrl ?? DEFAULT_BASE_URL, baseUrlSource(explicit, env))
   const elsewhere = settings !== undefined && explicit !== undefined && baseUrl !== sameForm(settings.baseUrl)
   // The profile's CA file and client certificate belong to its gateway, as its secret does: another
   // base URL for one run takes them from the environment only.

@@ -1,7 +1,7 @@
 import {isIP} from 'node:net'
 
 import {ConfigError} from './errors.js'
-import {REDACTED, urlCredential} from './redact.js'
+import {REDACTED, urlCredential, USERINFO_RULE, userinfoProblem, userinfoSecrets, withoutUserinfo} from './redact.js'
 
 /**
  * Which proxy a request to the gateway goes through, read from the environment as curl reads it:
@@ -54,28 +54,38 @@ export function chooseProxy(target: URL, env: NodeJS.ProcessEnv): ProxyDecision 
   return {proxy: parseProxy(set[1], set[0])}
 }
 
-/** A proxy variable's value as a URL: `host:port` alone means http://, as curl reads it. */
+/**
+ * A proxy variable's value as a URL: `host:port` alone means http://, as curl reads it. Its user
+ * name and password are found, and refused when they cannot be read one way only (an unencoded
+ * `@ : % #`, a space), before the URL is parsed: no message ever holds them.
+ */
 export function parseProxy(value: string, variable: string): ProxyChoice {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`
+  const problem = userinfoProblem(text)
+  if (problem) {
+    throw new ConfigError(`${variable} is not a proxy URL that reads one way only (${problem}): "${shownValue(value)}"`, {hint: `In ${variable}, ${USERINFO_RULE}.`})
+  }
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    throw new ConfigError(`${variable} is not a proxy URL: "${shownValue(value)}"`, {hint: `Set ${variable} to http://HOST:PORT (or unset it).`})
+    throw new ConfigError(`${variable} is not a proxy URL: "${shownValue(value)}"`, {hint: `Set ${variable} to http://HOST:PORT (or unset it); ${USERINFO_RULE}.`})
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${variable} names a ${url.protocol.slice(0, -1)} proxy (${url.protocol}//${url.host}): only http:// and https:// proxies are supported`, {
       hint: `Set ${variable} to an http:// or https:// proxy, or unset it.`,
     })
   }
-  const secrets = [url.username, url.password].flatMap(urlCredential)
+  if (!url.hostname) throw new ConfigError(`${variable} names no proxy host: "${shownValue(value)}"`, {hint: `Set ${variable} to http://HOST:PORT (or unset it).`})
+  const secrets = [...new Set([...[url.username, url.password].flatMap(urlCredential), ...userinfoSecrets(text)])]
   const shown = `${url.protocol}//${url.username || url.password ? `${REDACTED}@` : ''}${url.host}`
   return {url, variable, shown, secrets}
 }
 
-/** A proxy variable's value with any credentials blanked, for a message. */
+/** A proxy variable's value with any credentials blanked, cut to a sane length, for a message. */
 function shownValue(value: string): string {
-  return value.replace(/\/\/[^/@]*@/, `//${REDACTED}@`).replace(/^[^/]*@/, `${REDACTED}@`)
+  const shown = withoutUserinfo(value)
+  return shown.length > 200 ? `${shown.slice(0, 200)}…` : shown
 }
 
 /**

@@ -98,23 +98,80 @@ export function urlCredential(part: string): string[] {
   }
 }
 
+/**
+ * Where a URL's user name and password are, found before the URL is parsed so that no reading of
+ * it (ours, a library's, an error's) ever holds them: from after `scheme://` (or the start) to the
+ * last `@`, as curl reads a URL whose credentials were not percent-encoded. A value without an `@`
+ * after its scheme has none. Over-reaching into a path that holds an `@` only hides more.
+ */
+export function userinfoSpan(value: string): {start: number; end: number} | undefined {
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0].length ?? 0
+  const end = value.lastIndexOf('@')
+  return end >= start ? {start, end} : undefined
+}
+
+/** A URL as it may be shown: its user name and password (found as userinfoSpan finds them) replaced. */
+export function withoutUserinfo(value: string): string {
+  const span = userinfoSpan(value)
+  return span ? `${value.slice(0, span.start)}${REDACTED}${value.slice(span.end)}` : value
+}
+
+/**
+ * The secrets of a URL's credentials, whatever their shape: the whole user-and-password, the user
+ * name and the password (split at the first `:`, as URL parsers do), each part between colons, each
+ * as given and percent-decoded. scrub() then blanks each in every spelling.
+ */
+export function userinfoSecrets(value: string): string[] {
+  const span = userinfoSpan(value)
+  if (!span) return []
+  const userinfo = value.slice(span.start, span.end)
+  const colon = userinfo.indexOf(':')
+  const parts = [userinfo, ...(colon === -1 ? [] : [userinfo.slice(0, colon), userinfo.slice(colon + 1)]), ...userinfo.split(':'), ...userinfo.split('@')]
+  return [...new Set(parts.flatMap(urlCredential))]
+}
+
+/** How a user name or password must be written in a URL: the rule a refusal states. */
+export const USERINFO_RULE = 'percent-encode @ : % # / and spaces in the user name and password (@ is %40, : is %3A, % is %25, # is %23, / is %2F, a space %20)'
+
+/**
+ * Why a URL's user name and password cannot be read one way only, or undefined when they can: an
+ * unencoded `@`, a second `:`, a `%` not starting a percent-encoding, a `#`, `/`, `?`, `\`, a
+ * space or a control character. Refused even where a lenient reading (the last `@`) would parse.
+ */
+export function userinfoProblem(value: string): string | undefined {
+  const span = userinfoSpan(value)
+  if (!span) return undefined
+  const userinfo = value.slice(span.start, span.end)
+  if (userinfo.includes('@')) return 'its user name or password holds an @'
+  if ((userinfo.match(/:/g)?.length ?? 0) > 1) return 'its password holds a :'
+  if (/%(?![0-9a-f]{2})/i.test(userinfo)) return 'its user name or password holds a % that starts no percent-encoding'
+  if (userinfo.includes('#')) return 'its user name or password holds a #'
+  if (/[/?\\]/.test(userinfo)) return 'its user name or password holds a /, ? or \\'
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(userinfo)) return 'its user name or password holds a space or a control character'
+  if (/["<>^`{|}[\]]/.test(userinfo)) return 'its user name or password holds a character a URL does not carry as is'
+  for (const part of userinfo.split(':')) {
+    try {
+      decodeURIComponent(part)
+    } catch {
+      return 'its user name or password holds a percent-encoding that is not UTF-8 text'
+    }
+  }
+  return undefined
+}
+
 /** The variables that may name a proxy, with credentials in its URL. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY']
 
 /**
  * The secrets the environment holds beside the client secret: the user names and passwords in
- * proxy URLs (as given and decoded) and a client certificate's passphrase. Whatever prints a
- * message blanks them out.
+ * proxy URLs and in GATEWAY_BASE_URL (whatever their shape, as given and decoded) and a client
+ * certificate's passphrase. Whatever prints a message blanks them out.
  */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   const found: string[] = []
-  for (const name of PROXY_VARIABLES) {
+  for (const name of [...PROXY_VARIABLES, 'GATEWAY_BASE_URL']) {
     const value = env[name]?.trim()
-    if (!value) continue
-    const userinfo = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/@]*)@/i.exec(value)?.[1]
-    if (!userinfo) continue
-    for (const part of userinfo.split(':')) found.push(...urlCredential(part))
-    found.push(userinfo)
+    if (value) found.push(...userinfoSecrets(value))
   }
   if (env.GATEWAY_CERT_PASSPHRASE) found.push(env.GATEWAY_CERT_PASSPHRASE)
   return [...new Set(found)]

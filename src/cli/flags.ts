@@ -64,7 +64,7 @@ export const globalFlags = {
     helpGroup: 'GLOBAL',
   }),
   'base-url': Flags.string({
-    description: 'Gateway base URL (https, or http on loopback). Default: the profile\'s, else http://127.0.0.1:4010.',
+    description: 'Gateway base URL (https, or http on loopback). Default: the profile\'s. `login` needs one of them: there is no default gateway.',
     env: 'GATEWAY_BASE_URL',
     helpGroup: 'GLOBAL',
   }),

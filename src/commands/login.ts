@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {checkBaseUrl, checkEndpointPath, DEFAULT_BASE_URL} from '../api/base-url.js'
+import {baseUrlSource, checkBaseUrl, checkEndpointPath} from '../api/base-url.js'
 import {BaseCommand, jsonFlag} from '../base-command.js'
 import type {CommandContext} from '../cli/context.js'
 import {UsageError} from '../cli/errors.js'
@@ -26,7 +26,14 @@ export async function login(options: LoginOptions, ctx: CommandContext): Promise
   const {profile} = ctx.globals
   const store = await ctx.store()
   const previous = await store.profile(profile)
-  const baseUrl = checkBaseUrl(ctx.globals.baseUrl ?? previous?.baseUrl ?? DEFAULT_BASE_URL)
+  // No default gateway: the secret goes only where the operator said (a flag, the variable, a profile).
+  const chosen = ctx.globals.baseUrl ?? previous?.baseUrl
+  if (!chosen) {
+    throw new UsageError(`login needs the gateway to log in to: give --base-url URL (or set GATEWAY_BASE_URL), or use a profile that has one (--profile NAME); profile "${profile}" has none, and there is no default`, {
+      hint: 'For the local sandbox, `gateway sandbox start` prints the line that logs in to it.',
+    })
+  }
+  const baseUrl = checkBaseUrl(chosen, baseUrlSource(ctx.globals.baseUrl, ctx.env))
   const withdrawPath = options.withdrawPath === undefined ? undefined : checkEndpointPath(options.withdrawPath, '--withdraw-path')
   const {prompt} = await import('../output/prompt.js')
 
@@ -155,12 +162,12 @@ export default class Login extends BaseCommand<typeof Login> {
 
   static override description = `Exchanges a client id and secret for an access token at {base}/auth/token, and stores the base URL, the credentials and the token in the profile (files of mode 0600), so later commands and cron jobs renew the token without asking.
 
-The secret never comes from a flag's value: it is read from a hidden prompt in a terminal, from GATEWAY_CLIENT_SECRET, or from stdin with --client-secret-stdin. Plain http is refused unless the host is loopback.
+The secret never comes from a flag's value: it is read from a hidden prompt in a terminal, from GATEWAY_CLIENT_SECRET, or from stdin with --client-secret-stdin. Plain http is refused unless the host is loopback. There is no default gateway: --base-url (or GATEWAY_BASE_URL) names it, else the profile's own; gateway sandbox start prints the line that logs in to the local sandbox.
 
 A gateway that requires mutual TLS takes a client certificate: --cert and --key (PEM files), or --p12 (PKCS#12), whose passphrase comes from GATEWAY_CERT_PASSPHRASE or from stdin with --cert-passphrase-stdin (after the secret's line when both are on stdin). --ca-file trusts a private CA for this gateway. The profile keeps the paths (never a key); each file must be yours, and a key or .p12 readable by you alone (chmod 600). GATEWAY_CERT, GATEWAY_KEY, GATEWAY_P12 and GATEWAY_CA_FILE do the same for any command.`
 
   static override examples = [
-    {description: 'Log in to the local sandbox (started with `gateway sandbox start`)', command: '<%= config.bin %> <%= command.id %> --client-id sandbox'},
+    {description: 'Log in to the local sandbox (`gateway sandbox start` prints this line with its address)', command: 'GATEWAY_CLIENT_SECRET=sandbox-secret <%= config.bin %> <%= command.id %> --base-url http://127.0.0.1:4010 --client-id sandbox'},
     {
       description: 'Log in from a script, the secret on stdin',
       command: 'printf %s "$SECRET" | <%= config.bin %> <%= command.id %> --base-url https://api.example.com --client-id my-client --client-secret-stdin',

@@ -26,7 +26,7 @@ describe('the proxy for a gateway, read from the environment as curl reads it', 
   it('shows the proxy without its credentials, and keeps them as secrets', () => {
     const {proxy} = chooseProxy(gateway, {HTTPS_PROXY: 'http://ops:p%40ss-w0rd@proxy.internal:3128'})
     expect(proxy?.shown).toBe('http://[REDACTED]@proxy.internal:3128')
-    expect(proxy?.secrets).toEqual(['ops', 'p%40ss-w0rd', 'p@ss-w0rd'])
+    expect(proxy?.secrets).toEqual(expect.arrayContaining(['ops', 'p%40ss-w0rd', 'p@ss-w0rd']))
   })
 
   it('refuses a proxy it cannot use (exit 2 through ConfigError), without echoing credentials', () => {

@@ -137,7 +137,7 @@ describe('login, auth status, auth token, logout', () => {
     const result = await login({GATEWAY_CLIENT_SECRET: 'not-the-secret'})
     expect(result.code).toBe(3)
     expect(result.stdout).toBe('')
-    expect(result.stderr).toContain('the gateway refused the client credentials (401): invalid client credentials')
+    expect(result.stderr).toMatch(/the gateway at http:\/\/127\.0\.0\.1:\d+ refused the client credentials \(401\): invalid client credentials/)
     expect(result.stderr).not.toContain('not-the-secret')
     const json = await login({GATEWAY_CLIENT_SECRET: 'not-the-secret'}, ['--json'])
     expect(json.code).toBe(3)

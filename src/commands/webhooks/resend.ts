@@ -20,7 +20,7 @@ export interface ResendResult {
   request: ResendBody
 }
 
-const SCOPE_HINT = `Log in with a client that has the ${RESEND_SCOPE} scope: gateway login --client-id <client> (in the sandbox, the client "sandbox" has it; "sandbox-limited" does not).`
+const SCOPE_HINT = `Log in with a client that has the ${RESEND_SCOPE} scope: gateway login --base-url <url> --client-id <client> (in the sandbox, the client "sandbox" has it; "sandbox-limited" does not).`
 
 /**
  * `webhooks resend`: asks the gateway to send stored notifications again, selected by a date range
