@@ -3,6 +3,7 @@ import type {buildConnector as BuildConnector, Dispatcher} from 'undici'
 import {CertificateRequiredError, InsecureTlsError, ProxyError, TlsError, type AuthError, type GatewayErrorOptions, type UnavailableError} from './errors.js'
 import {describeNetworkError} from './network.js'
 import {chooseProxy, isLiteralLoopback, type ProxyChoice} from './proxy.js'
+import {USERINFO_RULE} from './redact.js'
 import {errorCode, NOT_SENT_CODES} from './retry.js'
 import {asksForCertificate, connectOptions, describeTlsFailure, hasClientCertificate, type TlsConnectOptions, type TlsSettings} from './tls.js'
 
@@ -144,13 +145,26 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       if (failure) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${failure.message}`, hint: failure.hint, notSent: true, retryable: false}
       // Any other TLS failure: the gateway (or what answers at its address) was reached, and the handshake failed.
       const tlsCode = https && choice?.url.protocol !== 'https:' ? tlsErrorCode(error, seen) : undefined
+      const proxy = choice ? `the proxy ${choice.shown} (from ${choice.variable})` : ''
+      if (tlsCode && choice) {
+        // The proxy said the tunnel was open (200), and what came through it was not TLS: the proxy's doing.
+        return {
+          Type: ProxyError,
+          message: `${proxy} answered its CONNECT to the gateway at ${origin}, but what came back through it was not TLS: the proxy did not carry the connection to the gateway`,
+          hint: 'Check the proxy (one that inspects traffic, or answers on the wrong port), or name the gateway\'s host in NO_PROXY to reach it directly.',
+          notSent: true,
+          retryable: false,
+        }
+      }
       if (tlsCode) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${describeNetworkError(error)}`, notSent: true, retryable: false}
       if (!choice) return undefined
-      const proxy = `the proxy ${choice.shown} (from ${choice.variable})`
       const answered = /Proxy response \((\d+)\)/.exec(messages(error))?.[1] ?? (/Proxy Authentication Required \(407\)/.test(messages(error)) ? '407' : undefined)
       if (answered) {
+        const given = Boolean(choice.url.username || choice.url.password)
         const why =
-          answered === '407'
+          answered === '407' && given
+            ? `refused the credentials given in its URL (407): check the user name and password in ${choice.variable}; ${USERINFO_RULE}`
+            : answered === '407'
             ? 'asks for credentials (407): put them in its URL, http://USER:PASSWORD@HOST:PORT'
             : answered === '403'
               ? 'refused to connect to it (403)'

@@ -1,0 +1,134 @@
+import {createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket} from 'node:net'
+import {join} from 'node:path'
+import {createServer as createTlsServer, type TLSSocket} from 'node:tls'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/context.js'
+import {makePki, REMOTE_HOST, startProxy, tlsFront, type Pki} from '../helpers/network.js'
+import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+
+/**
+ * Proxy and TLS failures named by their cause, against real peers on loopback: a proxy with Basic
+ * auth refusing the password it was given, a proxy that answers CONNECT with 200 and then garbage,
+ * an HTTPS proxy that asks every client for a certificate (the gateway's client certificate must
+ * never be shown to it).
+ */
+describe('proxies named by cause, and the client certificate shown to the gateway only', () => {
+  let sandbox: Sandbox
+  let pki: Pki
+  let config: ReturnType<typeof tempConfigDir>
+  let profiles = 0
+  const fresh = (extra: Record<string, string> = {}): Record<string, string | undefined> => {
+    profiles += 1
+    return {
+      GATEWAY_CONFIG_DIR: join(config.dir, `p${profiles}`),
+      HTTPS_PROXY: undefined,
+      https_proxy: undefined,
+      HTTP_PROXY: undefined,
+      http_proxy: undefined,
+      NO_PROXY: undefined,
+      no_proxy: undefined,
+      ALL_PROXY: undefined,
+      all_proxy: undefined,
+      SSL_CERT_FILE: undefined,
+      SSL_CERT_DIR: undefined,
+      NODE_EXTRA_CA_CERTS: undefined,
+      NODE_TLS_REJECT_UNAUTHORIZED: undefined,
+      GATEWAY_CLIENT_SECRET: 'sandbox-secret',
+      ...extra,
+    }
+  }
+  const login = (baseUrl: string, env: Record<string, string | undefined>, flags: string[] = []) => runCommand(['login', '--base-url', baseUrl, '--client-id', 'sandbox', ...flags], {env})
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+    pki = makePki()
+    config = tempConfigDir()
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    pki.remove()
+    config.remove()
+  })
+  const front = (extra: object = {}) => tlsFront(Number(new URL(sandbox.baseUrl).port), {cert: pki.read(pki.server.cert), key: pki.read(pki.server.key), ...extra})
+
+  it('a proxy that refuses the credentials given in its URL: exit 7, said so, with the encoding rule, never "put them in its URL"', async () => {
+    const gateway = await front()
+    const proxy = await startProxy({credentials: {user: 'ops', password: 'the-right-one'}})
+    try {
+      const result = await login(`https://${REMOTE_HOST}:${gateway.port}`, fresh({HTTPS_PROXY: `http://ops:not-the-right-one@127.0.0.1:${proxy.port}`, GATEWAY_CA_FILE: pki.ca}))
+      expect(result.code, result.stderr).toBe(7)
+      expect(result.stderr).toMatch(/the proxy http:\/\/\[REDACTED\]@127\.0\.0\.1:\d+ \(from HTTPS_PROXY\) did not carry the request .* refused the credentials given in its URL \(407\)/)
+      expect(result.stderr).toMatch(/percent-encode @ : % #/)
+      expect(result.stderr).not.toMatch(/put them in its URL/)
+      expect(result.stderr).not.toContain('not-the-right-one')
+      expect(proxy.log[0].authorization).toBe(`Basic ${Buffer.from('ops:not-the-right-one').toString('base64')}`)
+      expect(gateway.connections()).toBe(0)
+    } finally {
+      await proxy.close()
+      await gateway.close()
+    }
+  })
+
+  it('a proxy that answers CONNECT with 200 and then garbage is named, not the gateway: exit 7', async () => {
+    const sockets = new Set<Socket>()
+    const liar = createNetServer((socket) => {
+      sockets.add(socket)
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 Connection established\r\n\r\n')
+        socket.once('data', () => socket.end('<html><body>Access policy page</body></html>\r\n'.repeat(4)))
+      })
+      socket.on('error', () => undefined)
+    })
+    const port = await new Promise<number>((resolve) => liar.listen(0, '127.0.0.1', () => resolve((liar.address() as AddressInfo).port)))
+    try {
+      const result = await login('https://api.pix.example.com', fresh({HTTPS_PROXY: `http://127.0.0.1:${port}`}), ['--json'])
+      expect(result.code, result.stdout).toBe(7)
+      const {error} = JSON.parse(result.stdout) as {error: {message: string}}
+      expect(error.message).toMatch(new RegExp(`the proxy http://127\\.0\\.0\\.1:${port} \\(from HTTPS_PROXY\\) answered its CONNECT to the gateway at https://api\\.pix\\.example\\.com, but what came back through it was not TLS`))
+      expect(error.message).not.toMatch(/sandbox/)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => liar.close(resolve))
+    }
+  })
+
+  it('the client certificate goes to the gateway, never to an HTTPS proxy that asks every client for one', async () => {
+    // The gateway requires the client certificate (mutual TLS).
+    const gateway = await front({requestCert: true, rejectUnauthorized: true, ca: [pki.read(pki.ca)]})
+    const proxy = await startProxy()
+    // An HTTPS proxy: TLS in front of the proxy, asking every client for a certificate, taking any.
+    const shown: Array<string | undefined> = []
+    const sockets = new Set<Socket>()
+    const httpsProxy = createTlsServer({cert: pki.read(pki.server.cert), key: pki.read(pki.server.key), requestCert: true, rejectUnauthorized: false}, (socket: TLSSocket) => {
+      sockets.add(socket)
+      const peer = socket.getPeerCertificate()
+      shown.push(peer && Object.keys(peer).length > 0 ? String(peer.subject?.CN) : undefined)
+      const upstream = netConnect(proxy.port, '127.0.0.1')
+      socket.pipe(upstream).pipe(socket)
+      const end = () => {
+        socket.destroy()
+        upstream.destroy()
+      }
+      socket.on('error', end)
+      upstream.on('error', end)
+    })
+    const port = await new Promise<number>((resolve) => httpsProxy.listen(0, '127.0.0.1', () => resolve((httpsProxy.address() as AddressInfo).port)))
+    try {
+      const env = fresh({HTTPS_PROXY: `https://127.0.0.1:${port}`, GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: pki.client.cert, GATEWAY_KEY: pki.client.key})
+      const result = await login(`https://${REMOTE_HOST}:${gateway.port}`, env)
+      expect(result.code, result.stderr).toBe(0)
+      expect(gateway.handshakes()).toBeGreaterThan(0)
+      expect(proxy.log.some((entry) => entry.method === 'CONNECT')).toBe(true)
+      expect(shown.length).toBeGreaterThan(0)
+      expect(shown, 'the client certificate was shown to the proxy').toEqual(shown.map(() => undefined))
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => httpsProxy.close(resolve))
+      await proxy.close()
+      await gateway.close()
+    }
+  })
+})
