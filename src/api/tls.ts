@@ -1,5 +1,5 @@
-import {closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync} from 'node:fs'
-import {join} from 'node:path'
+import {closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, statSync} from 'node:fs'
+import {dirname, isAbsolute, join, resolve, sep} from 'node:path'
 
 import {AuthError, ConfigError} from './errors.js'
 
@@ -81,9 +81,12 @@ export class CertificateFileError extends AuthError {
  * private key or .p12 readable by nobody else.
  */
 export function readCheckedFile(path: string, kind: 'key' | 'p12' | 'cert' | 'ca', what: string): Buffer {
+  const real = checkedLinks(path, what)
   let fd: number
   try {
-    fd = openSync(path, constants.O_RDONLY)
+    // The path its links lead to, each checked: the last one is opened without following a link
+    // put there since.
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     throw new CertificateFileError(`${what} ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? (error as Error).message)})`)
@@ -115,6 +118,48 @@ export function readCheckedFile(path: string, kind: 'key' | 'p12' | 'cert' | 'ca
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * The path a file's symbolic links lead to, each link on the way (of the file, or of a folder
+ * above it) checked as the config folder is: one owned by another user than you or root could be
+ * pointed anywhere by them, and is refused (exit 3, naming it). A path that does not resolve is
+ * answered as it is, for the open to say why.
+ */
+function checkedLinks(path: string, what: string): string {
+  const uid = ownUid()
+  let pending = resolve(path).split(sep).filter(Boolean)
+  let current: string = sep
+  let hops = 0
+  while (pending.length > 0) {
+    const part = pending.shift()!
+    if (part === '.') continue
+    if (part === '..') {
+      current = dirname(current)
+      continue
+    }
+    const next = join(current, part)
+    let info: import('node:fs').Stats
+    try {
+      info = lstatSync(next)
+    } catch {
+      return path
+    }
+    if (!info.isSymbolicLink()) {
+      current = next
+      continue
+    }
+    if (++hops > 40) throw new CertificateFileError(`${what} ${path} cannot be read (too many symbolic links)`)
+    if (uid !== undefined && info.uid !== uid && info.uid !== 0) {
+      throw new CertificateFileError(`${what} ${path} goes through the symbolic link ${next}, which belongs to another user (uid ${info.uid}): they could point it anywhere`, {
+        hint: `Name the file itself (\`realpath ${quote(path)}\`), or a link of your own.`,
+      })
+    }
+    const target = readlinkSync(next)
+    pending = [...target.split(sep).filter(Boolean), ...pending]
+    if (isAbsolute(target)) current = sep
+  }
+  return current
 }
 
 /** The PEM certificates of a text, each whole. */

@@ -1,3 +1,4 @@
+import {copyFileSync, lchownSync, mkdirSync, symlinkSync} from 'node:fs'
 import {createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {createServer as createTlsServer, type TLSSocket} from 'node:tls'
@@ -128,6 +129,42 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
       for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => httpsProxy.close(resolve))
       await proxy.close()
+      await gateway.close()
+    }
+  })
+
+  const root = typeof process.getuid === 'function' && process.getuid() === 0
+  it.skipIf(!root)('a key or certificate reached through another user\'s symbolic link (of the file or of a folder above it) is refused: exit 3 naming the link, nothing sent', async () => {
+    const gateway = await front({requestCert: true, rejectUnauthorized: true, ca: [pki.read(pki.ca)]})
+    try {
+      const base = `https://127.0.0.1:${gateway.port}`
+      const dir = join(config.dir, 'links')
+      mkdirSync(join(dir, 'real'), {recursive: true})
+      copyFileSync(pki.client.key, join(dir, 'real', 'client.key'))
+      copyFileSync(pki.client.cert, join(dir, 'real', 'client.pem'))
+      // The user's own links are followed.
+      symlinkSync(join(dir, 'real', 'client.key'), join(dir, 'own.key'))
+      const own = await login(base, fresh({GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: join(dir, 'real', 'client.pem'), GATEWAY_KEY: join(dir, 'own.key')}))
+      expect(own.code, own.stderr).toBe(0)
+      const handshakes = gateway.handshakes()
+      // A link to the key that another user owns, and a folder link of theirs above it.
+      symlinkSync(join(dir, 'real', 'client.key'), join(dir, 'theirs.key'))
+      lchownSync(join(dir, 'theirs.key'), 12348, 12348)
+      symlinkSync(join(dir, 'real'), join(dir, 'their-folder'))
+      lchownSync(join(dir, 'their-folder'), 12348, 12348)
+      // The user's own link, to another user's link.
+      symlinkSync(join(dir, 'theirs.key'), join(dir, 'mine-to-theirs.key'))
+      for (const [key, link] of [
+        [join(dir, 'theirs.key'), join(dir, 'theirs.key')],
+        [join(dir, 'their-folder', 'client.key'), join(dir, 'their-folder')],
+        [join(dir, 'mine-to-theirs.key'), join(dir, 'theirs.key')],
+      ]) {
+        const result = await login(base, fresh({GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: join(dir, 'real', 'client.pem'), GATEWAY_KEY: key}))
+        expect(result.code, result.stderr).toBe(3)
+        expect(result.stderr).toContain(`the client key ${key} goes through the symbolic link ${link}, which belongs to another user (uid 12348)`)
+      }
+      expect(gateway.handshakes()).toBe(handshakes)
+    } finally {
       await gateway.close()
     }
   })
