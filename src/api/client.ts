@@ -1,6 +1,6 @@
 import type {Dispatcher} from 'undici'
 
-import {AuthError, CertificateRequiredError, GatewayError, InternalError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
+import {AuthError, CertificateRefusedError, CertificateRequiredError, RefusedByNetworkError, GatewayError, InternalError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
 import {prepareHttpParser} from './http-parser.js'
 import {classifyFailure, describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
@@ -176,7 +176,7 @@ export class GatewayClient {
     }).catch((error: unknown) => {
       // A 400 from the token endpoint means malformed credentials: an authentication problem.
       // Not an answer about the credentials: a certificate the gateway wants, a file or a setting refused before sending.
-      if (error instanceof CertificateRequiredError || (error instanceof AuthError && error.status === undefined)) throw error
+      if (error instanceof CertificateRequiredError || error instanceof CertificateRefusedError || (error instanceof AuthError && error.status === undefined)) throw error
       if (error instanceof GatewayError && error.status === 400) {
         throw new AuthError(`the gateway at ${this.baseUrl} refused the credentials as malformed (400)${detail(error)}`, {
           status: 400,
@@ -449,6 +449,14 @@ export class GatewayClient {
     if (status < 200 || status >= 300) {
       // A web server's page for a client certificate it wanted (nginx's 400), and any HTML page in a few words.
       const page = typeof parsed === 'string' ? certificatePage(status, parsed) : undefined
+      if (page === 'refused') {
+        throw new CertificateRefusedError(`the gateway at ${url.origin} refused the client certificate (${context}: ${status})`, {
+          status,
+          body: parsed,
+          notSent: true,
+          hint: 'Check that the certificate is the one the gateway issued for these credentials, and that it has not expired.',
+        })
+      }
       if (page) {
         throw new CertificateRequiredError(
           page === 'missing'
@@ -458,6 +466,14 @@ export class GatewayClient {
         )
       }
       const summary = typeof parsed === 'string' ? htmlSummary(parsed) : undefined
+      // A 403 that is an HTML page is a firewall's or a web server's rule, not a verdict on the credentials.
+      if (status === 403 && summary) {
+        throw new RefusedByNetworkError(`${context} was refused by what answers at ${url.origin} (403, ${summary}): a network rule or the gateway, not the credentials`, {
+          status,
+          body: parsed,
+          hint: 'Ask whoever runs the network or the gateway whether this machine may reach it (an allow-list of addresses, a firewall rule).',
+        })
+      }
       const error = errorForStatus(status, summary ?? parsed, context, responseHeaders)
       throw this.finalError(error.constructor as ErrorClass, error.message, {...errorOptions(error), body: parsed}, policy, options)
     }

@@ -112,6 +112,19 @@ export class CertificateRequiredError extends AuthError {
   override readonly code = 'CERTIFICATE_REQUIRED'
 }
 
+/** The gateway refused the client certificate it was shown (a TLS alert, or a web server's page): exit 3, as credentials refused. */
+export class CertificateRefusedError extends AuthError {
+  override readonly code = 'CERTIFICATE_REFUSED'
+}
+
+/**
+ * An HTML error page of something between the CLI and the gateway (a firewall's, a web server's
+ * rule): a refusal by the network or the gateway, not a judgement of the credentials. Exit 7.
+ */
+export class RefusedByNetworkError extends UnavailableError {
+  override readonly code = 'REFUSED_BY_NETWORK'
+}
+
 /** A TLS handshake that failed for a named cause (an untrusted, expired or misnamed certificate): exit 7. */
 export class TlsError extends UnavailableError {
   override readonly code = 'TLS'

@@ -1,6 +1,6 @@
 import type {buildConnector as BuildConnector, Dispatcher} from 'undici'
 
-import {CertificateRequiredError, InsecureTlsError, ProxyError, TlsError, type AuthError, type GatewayErrorOptions, type UnavailableError} from './errors.js'
+import {CertificateRefusedError, CertificateRequiredError, InsecureTlsError, ProxyError, TlsError, type AuthError, type GatewayErrorOptions, type UnavailableError} from './errors.js'
 import {describeNetworkError} from './network.js'
 import {chooseProxy, isLiteralLoopback, type ProxyChoice} from './proxy.js'
 import {USERINFO_RULE} from './redact.js'
@@ -141,6 +141,9 @@ export async function openTransport(options: TransportOptions): Promise<Transpor
       }
       if (failure?.kind === 'certificate-required') {
         return {Type: CertificateRequiredError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
+      }
+      if (failure?.kind === 'certificate-refused') {
+        return {Type: CertificateRefusedError, message: failure.message, hint: failure.hint, notSent: true, retryable: false}
       }
       if (failure) return {Type: TlsError, message: `the TLS handshake with ${origin} failed: ${failure.message}`, hint: failure.hint, notSent: true, retryable: false}
       // Any other TLS failure: the gateway (or what answers at its address) was reached, and the handshake failed.

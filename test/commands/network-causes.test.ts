@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 import {copyFileSync, lchownSync, mkdirSync, symlinkSync} from 'node:fs'
 import {createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
@@ -7,8 +8,29 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
-import {makePki, REMOTE_HOST, startProxy, tlsFront, type Pki} from '../helpers/network.js'
+import {deadPort, makePki, REMOTE_HOST, startProxy, tlsFront, tlsPage, type Pki} from '../helpers/network.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+
+/** `openssl s_server` on 127.0.0.1 with these arguments (answering HTTP with its status page, -www), once it accepts. */
+async function opensslServer(args: string[]): Promise<{port: number; close(): void}> {
+  const port = await deadPort()
+  const child = spawn('openssl', ['s_server', '-accept', `127.0.0.1:${port}`, '-www', '-quiet', ...args], {stdio: ['pipe', 'pipe', 'pipe']})
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('openssl s_server did not start')), 10_000)
+    const check = setInterval(() => {
+      const probe = netConnect(port, '127.0.0.1')
+      probe.on('connect', () => {
+        probe.destroy()
+        clearInterval(check)
+        clearTimeout(timer)
+        resolve()
+      })
+      probe.on('error', () => probe.destroy())
+    }, 50)
+    child.on('exit', (code) => reject(new Error(`openssl s_server ended (${code})`)))
+  })
+  return {port, close: () => child.kill()}
+}
 
 /**
  * Proxy and TLS failures named by their cause, against real peers on loopback: a proxy with Basic
@@ -166,6 +188,42 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
       expect(gateway.handshakes()).toBe(handshakes)
     } finally {
       await gateway.close()
+    }
+  })
+
+  it('a 403 HTML page of a network device is a refusal by the network or the gateway (exit 7), not a credentials problem', async () => {
+    const page = '<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'
+    const gateway = await tlsPage({cert: pki.read(pki.server.cert), key: pki.read(pki.server.key)}, 403, page)
+    try {
+      const result = await login(`https://127.0.0.1:${gateway.port}`, fresh({GATEWAY_CA_FILE: pki.ca}), ['--json'])
+      expect(result.code, result.stdout).toBe(7)
+      const {error} = JSON.parse(result.stdout) as {error: {message: string; code: string}}
+      expect(error.message).toMatch(/was refused by what answers at https:\/\/127\.0\.0\.1:\d+ \(403, an HTML page titled "403 Forbidden"\): a network rule or the gateway, not the credentials/)
+      expect(error.message).not.toMatch(/not permitted for these credentials/)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('a client certificate the gateway refuses is exit 3 however it says so: a TLS alert, or a web server\'s 400 page', async () => {
+    const other = makePki()
+    // A gateway that trusts another CA than the one that issued the client certificate, and says so by a TLS alert.
+    const gateway = await opensslServer(['-cert', pki.server.cert, '-key', pki.server.key, '-Verify', '1', '-CAfile', other.ca, '-verify_return_error', '-tls1_2'])
+    const nginx = await tlsPage(
+      {cert: pki.read(pki.server.cert), key: pki.read(pki.server.key)},
+      400,
+      '<html>\r\n<head><title>400 The SSL certificate error</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>The SSL certificate error</center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+    )
+    try {
+      for (const port of [gateway.port, nginx.port]) {
+        const result = await login(`https://127.0.0.1:${port}`, fresh({GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: pki.client.cert, GATEWAY_KEY: pki.client.key}))
+        expect(result.code, result.stderr).toBe(3)
+        expect(result.stderr).toMatch(/refused the client certificate/)
+      }
+    } finally {
+      other.remove()
+      gateway.close()
+      await nginx.close()
     }
   })
 })
