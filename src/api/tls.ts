@@ -389,9 +389,19 @@ export function describeTlsFailure(error: unknown, origin: string, options: {ale
         hint: certHint,
       }
     }
+    if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') {
+      // The gateway sent its certificate alone, and its issuer is not among the trusted CAs: either
+      // the chain lacks its intermediate (the gateway's to fix), or the issuer is a CA not trusted here.
+      return {
+        kind: 'untrusted',
+        message: `the gateway at ${origin} showed a certificate from an unknown issuer, alone: its certificate chain is incomplete (the intermediate certificate that issued it was not sent), or its issuer is a CA this machine does not trust`,
+        hint:
+          'An incomplete chain is for the gateway\'s operators to fix: they must send the intermediate certificate with their own. Meanwhile the intermediate may be added to the CA file (`gateway login --ca-file CHAIN.pem`, or GATEWAY_CA_FILE). A private CA: trust it with `--ca-file CA.pem`.',
+      }
+    }
     if (UNTRUSTED.has(code)) {
       const self = code.includes('SELF_SIGNED') ? 'a self-signed certificate' : 'a certificate from an unknown issuer'
-      return {kind: 'untrusted', message: `the gateway at ${origin} showed ${self} (${message}): it is not trusted`, hint: caHint}
+      return {kind: 'untrusted', message: `the gateway at ${origin} showed ${self} (${withoutNodeAdvice(message)}): it is not trusted`, hint: caHint}
     }
     if (code === 'CERT_HAS_EXPIRED') {
       return {kind: 'expired', message: `the gateway at ${origin} showed an expired certificate`, hint: 'The gateway must renew its certificate; check this machine\'s clock too (`date`).'}
@@ -403,7 +413,7 @@ export function describeTlsFailure(error: unknown, origin: string, options: {ale
     if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
       return {
         kind: 'name-mismatch',
-        message: `the gateway's certificate is not for ${new URL(origin).hostname} (${message.replace(/\s+$/, '')})`,
+        message: `the gateway's certificate is not for ${new URL(origin).hostname} (${withoutNodeAdvice(message)})`,
         hint: 'Check the base URL: use the host name the certificate names (`gateway login --base-url https://NAME`).',
       }
     }
@@ -417,6 +427,15 @@ export function describeTlsFailure(error: unknown, origin: string, options: {ale
     }
   }
   return undefined
+}
+
+/** Node's words for a TLS failure without its advice to the runtime (a Node.js flag is no fix for a CLI's user). */
+export function withoutNodeAdvice(message: string): string {
+  return message
+    .split(';')
+    .filter((clause) => !/\bNode(?:\.js)?\b[\s\S]*--[a-z]/i.test(clause))
+    .join(';')
+    .trim()
 }
 
 /** An HTTP answer that is nginx's (or a like server's) page for a client certificate it wanted and did not get. */

@@ -1,5 +1,5 @@
-import {spawn} from 'node:child_process'
-import {copyFileSync, lchownSync, mkdirSync, symlinkSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {copyFileSync, lchownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {createServer as createTlsServer, type TLSSocket} from 'node:tls'
@@ -224,6 +224,53 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
       other.remove()
       gateway.close()
       await nginx.close()
+    }
+  })
+
+  it('a gateway that sends its certificate without the intermediate (the root trusted) is named an incomplete chain, with who fixes it; never a Node.js flag', async () => {
+    // A root, an intermediate it signs, and the gateway's certificate the intermediate signs.
+    const dir = join(config.dir, 'chain')
+    mkdirSync(dir, {recursive: true})
+    const openssl = (args: string[]) => execFileSync('openssl', args, {cwd: dir, stdio: ['ignore', 'ignore', 'pipe']})
+    const key = (name: string) => openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', `${name}.key`])
+    key('root')
+    openssl(['req', '-x509', '-new', '-key', 'root.key', '-out', 'root.pem', '-days', '30', '-subj', '/CN=Chain Test Root'])
+    const sign = (name: string, subject: string, issuer: string, extensions: string) => {
+      key(name)
+      openssl(['req', '-new', '-key', `${name}.key`, '-out', `${name}.csr`, '-subj', subject])
+      writeFileSync(join(dir, `${name}.ext`), `${extensions}\n`)
+      openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '30', '-extfile', `${name}.ext`])
+    }
+    sign('intermediate', '/CN=Chain Test Intermediate', 'root', 'basicConstraints=critical,CA:true\nkeyUsage=critical,keyCertSign,cRLSign')
+    sign('leaf', '/CN=127.0.0.1', 'intermediate', 'subjectAltName=IP:127.0.0.1,DNS:localhost')
+    const read = (name: string) => readFileSync(join(dir, name))
+    const port = Number(new URL(sandbox.baseUrl).port)
+    const alone = await tlsFront(port, {cert: read('leaf.pem'), key: read('leaf.key')})
+    const chained = await tlsFront(port, {cert: Buffer.concat([read('leaf.pem'), read('intermediate.pem')]), key: read('leaf.key')})
+    const openAlone = await opensslServer(['-cert', join(dir, 'leaf.pem'), '-key', join(dir, 'leaf.key')])
+    const openChained = await opensslServer(['-cert', join(dir, 'leaf.pem'), '-key', join(dir, 'leaf.key'), '-cert_chain', join(dir, 'intermediate.pem')])
+    try {
+      const trusted = {GATEWAY_CA_FILE: join(dir, 'root.pem')}
+      for (const gatewayPort of [alone.port, openAlone.port]) {
+        const result = await login(`https://127.0.0.1:${gatewayPort}`, fresh(trusted), ['--json'])
+        expect(result.code, result.stdout).toBe(7)
+        const {error} = JSON.parse(result.stdout) as {error: {message: string; hint: string}}
+        expect(error.message).toMatch(/certificate chain is incomplete \(the intermediate certificate that issued it was not sent\)/)
+        expect(error.hint).toMatch(/for the gateway's operators to fix: they must send the intermediate certificate/)
+        expect(error.hint).toMatch(/intermediate may be added to the CA file/)
+        expect(`${error.message} ${error.hint}`).not.toMatch(/Node\.js|--use-system-ca|--use-openssl-ca/)
+      }
+      // With its chain, the same gateway is trusted; and the intermediate added to the CA file serves meanwhile.
+      expect((await login(`https://127.0.0.1:${chained.port}`, fresh(trusted))).code).toBe(0)
+      const handshake = await login(`https://127.0.0.1:${openChained.port}`, fresh(trusted), ['--timeout', '3s'])
+      expect(handshake.stderr).not.toMatch(/TLS handshake/)
+      writeFileSync(join(dir, 'chain.pem'), Buffer.concat([read('root.pem'), read('intermediate.pem')]))
+      expect((await login(`https://127.0.0.1:${alone.port}`, fresh({GATEWAY_CA_FILE: join(dir, 'chain.pem')}))).code).toBe(0)
+    } finally {
+      await alone.close()
+      await chained.close()
+      openAlone.close()
+      openChained.close()
     }
   })
 })
