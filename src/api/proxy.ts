@@ -76,7 +76,12 @@ export function parseProxy(value: string, variable: string): ProxyChoice {
       hint: `Set ${variable} to an http:// or https:// proxy, or unset it.`,
     })
   }
-  if (!url.hostname) throw new ConfigError(`${variable} names no proxy host: "${shownValue(value)}"`, {hint: `Set ${variable} to http://HOST:PORT (or unset it).`})
+  // A host name, an IPv4 address or a bracketed IPv6 one; nothing after the port but a slash.
+  const host = url.hostname
+  const named = /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(host) || (host.startsWith('[') && isIP(host.slice(1, -1)) === 6)
+  if (!named || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError(`${variable} is not a proxy URL (a host and a port, such as http://proxy.example.com:3128): "${shownValue(value)}"`, {hint: `Set ${variable} to http://HOST:PORT (or unset it); ${USERINFO_RULE}.`})
+  }
   const secrets = [...new Set([...[url.username, url.password].flatMap(urlCredential), ...userinfoSecrets(text)])]
   const shown = `${url.protocol}//${url.username || url.password ? `${REDACTED}@` : ''}${url.host}`
   return {url, variable, shown, secrets}

@@ -48,7 +48,8 @@ describe('URLs with credentials', () => {
           assertNone(proxy!.shown, [user, password])
           // Read: the proxy's own credentials, exactly as typed once decoded.
           expect(decodeURIComponent(proxy!.url.password)).toBe(password)
-          expect(decodeURIComponent(proxy!.url.username)).toBe(user)
+          // (The variable's value is trimmed, as curl reads it: a typed user name loses its leading blanks.)
+          expect(decodeURIComponent(proxy!.url.username)).toBe(scheme || encode ? user : user.trimStart())
           // Whatever prints a message blanks every spelling of both, Basic's base64 included.
           const every = [user, password, `${user}:${password}`].flatMap(spellings).join(' | ')
           assertNone(scrub(every, environmentSecrets(env)), [user, password])
