@@ -77,4 +77,17 @@ describe('where a login goes', () => {
     expect(result.stderr).toContain(`the gateway at ${sandbox.baseUrl} refused the client credentials (401)`)
     expect(result.stderr).toContain(`gateway login --base-url ${sandbox.baseUrl}`)
   })
+
+  it('every login example of the help names its gateway', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {commands: Record<string, {examples?: Array<string | {command: string}>}>}
+    const logins: string[] = []
+    for (const [id, command] of Object.entries(manifest.commands)) {
+      for (const example of command.examples ?? []) {
+        const line = (typeof example === 'string' ? example : example.command).replaceAll('<%= config.bin %>', 'gateway').replaceAll('<%= command.id %>', id.replaceAll(':', ' '))
+        if (/\bgateway login\b/.test(line)) logins.push(line)
+      }
+    }
+    expect(logins.length).toBeGreaterThan(3)
+    for (const line of logins) expect(line, line).toMatch(/--base-url \S+/)
+  })
 })
