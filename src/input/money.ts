@@ -1,6 +1,3 @@
-// Subpath import: the package's main entry loads every module it has.
-import {parseCurrency} from '@brazilian-utils/brazilian-utils/parse-currency'
-
 import {UsageError} from '../cli/errors.js'
 import {LIMITS} from '../schemas/enums.js'
 
@@ -37,13 +34,13 @@ export function parseCents(input: string, flag: string): CentsParse {
     if (cents > LIMITS.amount.max) return refuse(`${flag} takes integer cents, not ${what}: ${value} would be ${cents} cents, over the limit of ${LIMITS.amount.max}`)
     return refuse(`${flag} takes integer cents, not ${what}: ${value} is ${flag} ${cents}`)
   }
-  // brazilian-utils' reading: the last separator followed by one or two digits is the decimal one.
-  const read = () => Math.round(parseCurrency(amount) * 100)
+  // The last separator followed by one or two digits is the decimal one; the others group thousands.
+  const read = () => reaisDigitsToCents(amount)
   if (currency && PLAIN.test(amount)) return said(Number(amount) * 100, 'reais')
   if (DECIMAL.test(amount) || GROUPED_DECIMAL.test(amount)) return said(read())
   if (GROUPED.test(amount)) {
     const separator = amount.replace(/\d/g, '')[0]
-    const thousands = read()
+    const thousands = Number(amount.replaceAll(separator, '')) * 100
     // R$ 1.050 is Brazil's writing of a thousand and fifty reais; 1.050.000 and 1,050,000 have no other reading.
     const single = amount.split(separator).length === 2
     const decimalCents = Number(amount.replace(separator, '')) / 10
@@ -54,6 +51,19 @@ export function parseCents(input: string, flag: string): CentsParse {
     )
   }
   return refuse(`${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`)
+}
+
+/**
+ * Reais written with digits and separators (`781,62`, `1.050,00`, `1,050.5`, `1050`) as exact
+ * integer cents: the last separator followed by one or two digits is the decimal one, the others
+ * group thousands. Decimal arithmetic on the digits (whole reais times 100 plus the cents, both
+ * integers), never a float times 100: 19.99 * 100 is 1998.9999999999998.
+ */
+export function reaisDigitsToCents(amount: string): number {
+  const match = /^(.*?)(?:[.,](\d{1,2}))?$/.exec(amount) as RegExpExecArray
+  const whole = match[1].replace(/[.,]/g, '') || '0'
+  const fraction = (match[2] ?? '').padEnd(2, '0')
+  return Number(whole) * 100 + Number(fraction)
 }
 
 /** An amount flag as integer cents, or the usage error (exit 2) that says why it is not one. */
