@@ -58,6 +58,10 @@ async function openExpected(file: string, ctx: CommandContext): Promise<BatchInp
 }
 
 export async function depositsReconcile(options: ReconcileOptions, ctx: CommandContext): Promise<ReconcileDocument | undefined> {
+  if (options.output === 'xlsx') {
+    const {refuseWorkbookToTerminal} = await import('../output/printer.js')
+    refuseWorkbookToTerminal(ctx, 'xlsx')
+  }
   // 1. The window, checked as `deposits list` checks it.
   const dates = {now: ctx.now(), zone: ctx.env.TZ}
   const {query, table, fromFlags} = buildDepositQuery(options.fields, dates, {all: true})
@@ -133,9 +137,9 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
     summary = reconciler.summary()
     await printTables(reconciler, summary, ctx)
   } else {
-    const {RecordWriter} = await import('../output/stream.js')
-    const {RECONCILE_CSV} = await import('./render.js')
-    const writer = new RecordWriter<ReconcileRow>(ctx.io.stdout, format, RECONCILE_CSV)
+    const {recordSink} = await import('../output/stream.js')
+    const {RECONCILE_CSV, RECONCILE_WORKBOOK} = await import('./render.js')
+    const writer = await recordSink<ReconcileRow>(ctx.io.stdout, format, RECONCILE_CSV, {...RECONCILE_WORKBOOK, zone: ctx.env.TZ})
     ctx.streaming = true
     const tally = reconciler.tally()
     let chunk: ReconcileRow[] = []

@@ -42,8 +42,8 @@ EXIT CODES
     expected: Flags.string({description: 'The file of expected charges: CSV with a header, or NDJSON; - for stdin.', helpValue: '<file>', required: true}),
     ...flagsOf(reconcileFilterFields({now: 0})),
     output: Flags.string({
-      description: 'Format: table (a table per class that needs attention and a summary; the default), or csv, ndjson, json (one row per expected line and unknown deposit).',
-      options: ['table', 'csv', 'ndjson', 'json'],
+      description: 'Format: table (a table per class that needs attention and a summary; the default), or csv, ndjson, json, xlsx (one row per expected line and unknown deposit; xlsx, a workbook, to a file or a pipe).',
+      options: ['table', 'csv', 'ndjson', 'json', 'xlsx'],
     }),
     concurrency: Flags.integer({description: 'Pages of deposits fetched at once (1 to 16).', default: 4, min: 1, max: 16}),
     'max-rows': Flags.integer({description: `Refuse an expected file of more rows than this (default ${MAX_EXPECTED_ROWS}).`, min: 1, max: MAX_EXPECTED_ROWS, helpValue: '<rows>'}),
