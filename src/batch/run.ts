@@ -127,6 +127,8 @@ export interface BatchOptions {
   maxTotal?: number
   /** Send rows the journal shows were sent before under another key (see refuseRepeats). */
   allowRepeats?: boolean
+  /** Of a workbook: the sheet to read (default the first). */
+  sheet?: string
 }
 
 /** The batch ended with rows that failed: its exit code is the worst of theirs. */
@@ -188,7 +190,7 @@ export async function runBatch<B extends RowBody>(spec: BatchCommand<B>, options
   const input = await openInput(options.file, ctx)
   let file: Awaited<ReturnType<typeof readBatch>>
   try {
-    file = await readBatch(input, {maxRows})
+    file = await readBatch(input, {maxRows, sheet: options.sheet, flag: `--batch ${options.file}`, note: (text) => ctx.note(text)})
   } catch (error) {
     if (error instanceof BatchTooLargeError) {
       throw new UsageError(`the batch file has more than ${maxRows} rows: nothing was sent`, {

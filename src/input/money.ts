@@ -86,3 +86,48 @@ export function requireAmount(input: string, flag: string): number {
   if (cents < min || cents > max) throw new UsageError(`${flag} must be from ${min} to ${max} cents, got ${cents}`)
   return cents
 }
+
+/**
+ * An amount in reais as a spreadsheet holds it (a file's `amount-brl`): `781,62`, `1.050,00`,
+ * `R$ 1.050,00`, `1050`, or a number (a number cell, or a JSON number: 781.62), as exact cents.
+ * A text with a point and no comma (`781.62`, `1.050`) has two readings, the point as the decimal
+ * separator or between thousands, and is refused naming both.
+ */
+export function parseReais(value: string | number, field: string): CentsParse {
+  const refuse = (message: string): CentsParse => ({ok: false, message})
+  let text: string
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return refuse(`${field} must be an amount in reais, such as 781,62; got ${value}`)
+    // A number's shortest decimal writing is its digits: 781.62 is "781.62", read here with a comma.
+    text = String(value)
+    if (/e/i.test(text)) return refuse(`${field} must be an amount in reais, such as 781,62; got ${text}`)
+    if (!/^\d+(?:\.\d{1,2})?$/.test(text)) return refuse(`${field} holds fractions of a cent: ${text}`)
+    return {ok: true, cents: reaisDigitsToCents(text.replace('.', ','))}
+  }
+  text = value.trim()
+  const currency = /^R\$\s*/i.exec(text)
+  const amount = currency ? text.slice(currency[0].length) : text
+  if (/^\d+$/.test(amount)) return {ok: true, cents: Number(amount) * 100}
+  // Brazil's writing: a comma before the cents, points between thousands.
+  if (/^\d+,\d{1,2}$/.test(amount) || /^\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?$/.test(amount) && (amount.includes(',') || currency)) return {ok: true, cents: reaisDigitsToCents(amount)}
+  if (/^\d{1,3}(?:,\d{3})+\.\d{1,2}$/.test(amount)) return {ok: true, cents: reaisDigitsToCents(amount)}
+  if (/^\d+\.\d{1,2}$/.test(amount) || /^\d{1,3}(?:\.\d{3})+$/.test(amount)) {
+    // 1.050.000 has no other reading.
+    if (amount.split('.').length > 2) return {ok: true, cents: Number(amount.replaceAll('.', '')) * 100}
+    const [whole, part] = amount.split('.') as [string, string]
+    const decimal = reaisDigitsToCents(amount.replace('.', ','))
+    const digits = Number(whole + part) * 100
+    const asDecimal = `${reais(decimal)} (the point before the cents)`
+    const asThousands = `${reais(digits)} (the point between thousands)`
+    const readings = part.length === 3 ? `${asThousands} or ${reaisOfThousandths(amount)}` : `${asDecimal} or ${asThousands}`
+    return refuse(`${field} ${value.trim()} has two readings, ${readings}: write it with a comma before the cents, as 781,62 or 1.050,00, or save the column as numbers`)
+  }
+  return refuse(`${field} must be an amount in reais, such as 781,62, 1.050,00 or R$ 1.050,00; got "${value}"`)
+}
+
+/** 1.050 read as a decimal with three places: R$ 1,05 when the last one is 0; else fractions of a cent. */
+function reaisOfThousandths(amount: string): string {
+  const [whole, part] = amount.split('.') as [string, string]
+  if (part.endsWith('0')) return `${reais(reaisDigitsToCents(`${whole},${part.slice(0, 2)}`))} (the point before the cents)`
+  return `${whole},${part} reais (the point before the cents, with fractions of a cent)`
+}

@@ -143,6 +143,7 @@ export type TxCreateFlags = Record<string, unknown> & {
   batch?: string
   concurrency?: number
   'max-rows'?: number
+  sheet?: string
   'max-total'?: number
   'allow-repeats'?: boolean
   yes?: boolean
@@ -153,16 +154,16 @@ export type TxCreateFlags = Record<string, unknown> & {
 
 /** `tx create` from its parsed flags: one charge. */
 export async function runTxCreate(flags: TxCreateFlags, ctx: CommandContext): Promise<unknown> {
-  const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = flags
+  const {body, qr, 'qr-png': qrPng, batch, concurrency, sheet: _sheet, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = flags
   const result = await txCreate({fields, body, qr, qrPng, allowRepeats}, ctx)
   return ctx.globals.json ? result : undefined
 }
 
 /** `tx create --batch` from its parsed flags: a charge per row of the file. */
 export async function runTxCreateBatch(flags: TxCreateFlags, ctx: CommandContext): Promise<unknown> {
-  const {batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked} = flags
+  const {batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, sheet} = flags
   if (picked !== undefined) throw new UsageError('--fields picks from one charge\'s record; with --batch, pick columns with --output csv')
   const {runBatch} = await import('../batch/run.js')
   const {txCreateBatch} = await import('../batch/commands.js')
-  return runBatch(txCreateBatch(), {file: batch!, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats}, ctx)
+  return runBatch(txCreateBatch(), {file: batch!, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats, sheet}, ctx)
 }
