@@ -87,7 +87,9 @@ async function watch(api: GatewayApi, id: string, options: TxGetOptions, ctx: Co
   let last: string | undefined
   let record: Transaction | undefined
   let outage: string | undefined
-  const stamp = () => new Date(ctx.now()).toISOString().slice(11, 19)
+  const {localTime} = await import('../output/time.js')
+  // The time of day in the operator's zone (TZ), with the zone, as the tables show times: 11:03:07 UTC-3.
+  const stamp = () => localTime(new Date(ctx.now()).toISOString(), ctx.env.TZ).slice(11)
   const show = () => line.set(`Waiting for ${until} · ${last ?? 'unknown'} · ${formatDuration(ctx.now() - started)}`)
   try {
     for (;;) {

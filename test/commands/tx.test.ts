@@ -269,7 +269,17 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       const result = await watching
       expect(result.code).toBe(0)
       expect(JSON.parse(result.stdout)).toMatchObject({id, status: 'PAID'})
-      expect(result.stderr).toMatch(/^\d\d:\d\d:\d\d PIX_QRCODE_GENERATED\n\d\d:\d\d:\d\d PIX_QRCODE_GENERATED → PAID\n$/)
+      expect(result.stderr).toMatch(/^\d\d:\d\d:\d\d UTC(?:[+-]\d+(?::\d\d)?)? PIX_QRCODE_GENERATED\n\d\d:\d\d:\d\d UTC(?:[+-]\d+(?::\d\d)?)? PIX_QRCODE_GENERATED → PAID\n$/)
+    })
+
+    it('--watch prints its times in the operator\'s zone (TZ), with the zone, as the tables do', async () => {
+      const {id} = await create()
+      const now = Date.parse('2026-11-21T14:03:07Z')
+      const zoned = await runCommand(['tx', 'get', id, '--watch', '--until', 'PIX_QRCODE_GENERATED'], {env: {...env, TZ: 'America/Sao_Paulo'}, now: () => now})
+      expect(zoned.code, zoned.stderr).toBe(0)
+      expect(zoned.stderr).toMatch(/^11:03:07 UTC-3 PIX_QRCODE_GENERATED\n/)
+      const utc = await runCommand(['tx', 'get', id, '--watch', '--until', 'PIX_QRCODE_GENERATED'], {env: {...env, TZ: 'UTC'}, now: () => now})
+      expect(utc.stderr).toMatch(/^14:03:07 UTC PIX_QRCODE_GENERATED\n/)
     })
 
     it('--watch in human mode shows the record once it reaches --until', async () => {
