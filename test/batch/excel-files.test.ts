@@ -159,3 +159,30 @@ describe('reais as a spreadsheet holds them', () => {
     expect(parseReais('dez reais', 'amount-brl')).toMatchObject({ok: false, message: expect.stringContaining('must be an amount in reais')})
   })
 })
+
+describe('a money batch from a spreadsheet shows each row in cents and R$ before it asks', () => {
+  it('tx create --batch --dry-run: each row as cents and reais, as the file said them in reais', async () => {
+    const {runCommand} = await import('../helpers/context.js')
+    const {startTestSandbox} = await import('../helpers/sandbox.js')
+    const {tempConfigDir} = await import('../helpers/cli.js')
+    const {logIn} = await import('../helpers/context.js')
+    const sandbox = await startTestSandbox()
+    const config = tempConfigDir()
+    try {
+      const env = {GATEWAY_CONFIG_DIR: config.dir}
+      await logIn(sandbox.baseUrl, env)
+      const file = join(dir, 'lote.csv')
+      const {writeFileSync} = await import('node:fs')
+      writeFileSync(file, Buffer.from('external-code;amount-brl;customer-name;customer-document\r\nPEDIDO-0001;19,99;Natália Conceição;529.982.247-25\r\nPEDIDO-0002;1.050,00;;\r\n', 'latin1'))
+      const result = await runCommand(['tx', 'create', '--batch', file, '--dry-run'], {env})
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain('not UTF-8: read as Windows-1252')
+      expect(result.stderr).toContain('line 2: 1999 cents (R$ 19,99)')
+      expect(result.stderr).toContain('line 3: 105000 cents (R$ 1.050,00)')
+      expect(result.stderr).toMatch(/Total: +R\$ 1\.069,99/)
+    } finally {
+      await sandbox.close()
+      config.remove()
+    }
+  })
+})
