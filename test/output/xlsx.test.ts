@@ -124,6 +124,16 @@ describe('--output xlsx: workbooks read back by openpyxl, cell by cell against t
     for (const value of values) expect(value).toMatch(/^-?\d+\.\d\d$/)
   })
 
+  it('deposits list without --all: one page as a workbook, the same deposits as the page in NDJSON', async () => {
+    const page = await runCommand(['deposits', 'list', '--status', 'PAID', '--per-page', '7', '--output', 'ndjson'], {env})
+    const ids = page.stdout.trim().split('\n').map((line) => (JSON.parse(line) as {id: string}).id)
+    const path = join(dir, 'page.xlsx')
+    const result = await runCommand(['deposits', 'list', '--status', 'PAID', '--per-page', '7', '--output', 'xlsx', '--output-file', path], {env})
+    expect(result.code, result.stderr).toBe(0)
+    const book = readWorkbook(path)
+    expect(book.rows.slice(1).map((row) => row[0].value)).toEqual(ids)
+  })
+
   it('deposits summary and reconcile write workbooks too', async () => {
     const summaryPath = join(dir, 'summary.xlsx')
     const summary = await runCommand(['deposits', 'summary', '--output', 'xlsx', '--output-file', summaryPath], {env})
