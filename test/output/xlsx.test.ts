@@ -163,6 +163,30 @@ describe('--output xlsx: workbooks read back by openpyxl, cell by cell against t
     expect(result.stdout.startsWith('PK')).toBe(true)
   })
 
+  it('deposits reconcile reads an --expected workbook from a file, by its content, and its --sheet', async () => {
+    const path = join(dir, 'esperado.xlsx')
+    const script = `
+import sys, openpyxl
+book = openpyxl.Workbook()
+book.active.title = "Notas"
+book.active.append(["nada"])
+sheet = book.create_sheet("Cobranças")
+sheet.append(["external-code", "amount-brl"])
+sheet.append(["00070001", 781.62])
+sheet.append(["00070002", "1.050,00"])
+book.save(sys.argv[1])
+`
+    execFileSync(PYTHON, ['-c', script, path])
+    const result = await runCommand(['deposits', 'reconcile', '--expected', path, '--sheet', 'Cobranças', '--output', 'ndjson'], {env})
+    expect(result.stderr).toContain('2 expected')
+    expect(result.code).toBe(10)
+    const rows = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as {externalCode: string; expectedAmount: number; class: string})
+    expect(rows.filter((row) => row.class === 'missing').map((row) => [row.externalCode, row.expectedAmount])).toEqual([
+      ['00070001', 78162],
+      ['00070002', 105000],
+    ])
+  })
+
   it('is refused to a terminal, before anything is fetched', async () => {
     for (const args of [
       ['deposits', 'list', '--all', '--output', 'xlsx'],
