@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The export's speed and memory: every deposit of a seeded sandbox written by `deposits list --all`
-// (NDJSON and CSV), against the plainest export a script could write with Node alone
+// (NDJSON, CSV, and at 0 ms a workbook, xlsx, held to the NDJSON export: at most 1.25x its peak
+// memory, 3x its time), against the plainest export a script could write with Node alone
 // (scripts/bench-plain-export.mjs: one `fetch` per page, in turn). At 0 ms per answer, each
 // runner's median wall time of --export-runs runs, taken in turns so that a busy moment of the
 // machine falls on all of them alike, and its highest peak RSS; at --latency ms per answer, one run
@@ -11,11 +12,13 @@
 //
 // Run alone it prints its own table (Markdown) on stdout; scripts/bench.mjs calls `exportSection`.
 // Usage: node scripts/bench-export.mjs [--sizes 10000,100000] [--export-runs 3] [--latency 50]
-import {createReadStream, mkdtempSync, rmSync} from 'node:fs'
+import {createReadStream, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
+
+import {unzipSync} from 'fflate'
 
 import {baseEnv, bin, measure, median, startSandbox, timeBin} from './bench-tools.mjs'
 
@@ -29,9 +32,14 @@ const ratio = (value) => `${value.toFixed(2)}x`
 const count = (value) => value.toLocaleString('en-US')
 const met = (ok) => (ok ? 'met' : 'NOT met')
 
-/** The ids of an export, in order: NDJSON lines, or the first column of a CSV after its header. */
+/** The ids of an export, in order: NDJSON lines, the first column of a CSV after its header, or the first cell of a workbook's rows after its header. */
 async function idsOf(file, format) {
   const ids = []
+  if (format === 'xlsx') {
+    const sheet = Buffer.from(unzipSync(readFileSync(file), {filter: (entry) => entry.name === 'xl/worksheets/sheet1.xml'})['xl/worksheets/sheet1.xml']).toString('utf8')
+    for (const match of sheet.matchAll(/<row>(?:<c [^>]*><is><t>([^<]*)<\/t>)?/g)) ids.push(match[1])
+    return ids
+  }
   let header = format === 'csv'
   for await (const line of createInterface({input: createReadStream(file), crlfDelay: Infinity})) {
     if (!line) continue
@@ -80,7 +88,7 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
           const env = {...baseEnv, ...CLIENT, GATEWAY_BASE_URL: sandbox.baseUrl}
           /** @type {Array<{label: string, format: string, argv: string[], env: NodeJS.ProcessEnv, [more: string]: any}>} */
           const runners = [{label: 'plain `fetch` loop (NDJSON)', format: 'ndjson', argv: [process.execPath, plainExport, sandbox.baseUrl, String(PER_PAGE)], env}]
-          for (const format of delay === 0 ? ['ndjson', 'csv'] : ['ndjson']) {
+          for (const format of delay === 0 ? ['ndjson', 'csv', 'xlsx'] : ['ndjson']) {
             runners.push({
               label: `\`deposits list --all --output ${format}\``,
               format,
@@ -112,7 +120,10 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
             const cli = runner !== runners[0]
             let versus = cli ? ratio(wall / loopMs) : '1.00x'
             let target = ''
-            if (cli && delay === 0) {
+            if (cli && delay === 0 && runner.format === 'xlsx') {
+              at0[size] = {...at0[size], xlsx: {peak, wall, loopMs}}
+              target = 'against NDJSON: see the goals'
+            } else if (cli && delay === 0) {
               at0[size] = {...at0[size], [runner.format]: {peak, wall, loopMs}}
               target = `≤ 1.00x the loop (time): ${met(wall <= loopMs)}`
             } else if (cli) {
@@ -143,6 +154,13 @@ export async function exportSection({row, section, progress = () => {}, sizes = 
         const figures = at0[size]?.[format]
         if (figures) row(`Time, ${count(size)} as ${format.toUpperCase()}, against the loop`, `${seconds(figures.wall)} against ${seconds(figures.loopMs)}`, ratio(figures.wall / figures.loopMs), `≤ 1.00x: ${met(figures.wall <= figures.loopMs)}`)
       }
+    }
+    section('Workbook goals (at 0 ms per answer): the xlsx export against the NDJSON export')
+    for (const size of sizes) {
+      const {xlsx, ndjson} = at0[size] ?? {}
+      if (!xlsx || !ndjson) continue
+      row(`Peak RSS, ${count(size)} as XLSX against NDJSON`, `${mib(xlsx.peak)} against ${mib(ndjson.peak)}`, ratio(xlsx.peak / ndjson.peak), `≤ 1.25x: ${met(xlsx.peak <= 1.25 * ndjson.peak)}`)
+      row(`Time, ${count(size)} as XLSX against NDJSON`, `${seconds(xlsx.wall)} against ${seconds(ndjson.wall)}`, ratio(xlsx.wall / ndjson.wall), `≤ 3.00x: ${met(xlsx.wall <= 3 * ndjson.wall)}`)
     }
   } finally {
     rmSync(work, {recursive: true, force: true})

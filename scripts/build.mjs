@@ -603,7 +603,7 @@ finishBundle(bundle)
  * only the HTTP client and the contracts. bin/run.js answers the fast bundles' requires of
  * `gateway-vendor:SPECIFIER` from them. The main bundle keeps its own copy of each.
  */
-const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify']
+const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal', 'csv-parse', 'csv-stringify', 'fflate']
 /**
  * Modules whose exports are bytes, which the fast path reads from a file of dist/bundle as they
  * are, with nothing to compile: undici's HTTP parsers as WebAssembly (with SIMD, and without),

@@ -55,8 +55,10 @@ const roff = (text) =>
     .replace(/^([.'])/gm, '\\&$1')
     .replace(/-/g, '\\-')
     .replace(/[^\x00-\x7f]/gu, (char) => `\\[u${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}]`)
+/** Markdown links as a man page reads them: [the text](the address) is "the text (the address)"; a link within the README, the text alone. */
+export const unlinked = (text) => String(text ?? '').replace(/\[([^\]]*)\]\(([^)\s]*)\)/g, (_, label, target) => (/^[a-z]+:/i.test(target) ? `${label} (${target})` : label))
 /** A README table cell as roff: `code` in bold, the rest as text. */
-const cell = (text) => text.split(/(`[^`]*`)/).map((part) => (part.startsWith('`') ? `\\fB${roff(part.slice(1, -1))}\\fR` : roff(part.replace(/\\\|/g, '|')))).join('')
+const cell = (text) => unlinked(text).split(/(`[^`]*`)/).map((part) => (part.startsWith('`') ? `\\fB${roff(part.slice(1, -1))}\\fR` : roff(part.replace(/\\\|/g, '|')))).join('')
 
 /** The rows of the README's table whose header row starts with `first`. */
 function readmeTable(first) {
@@ -121,6 +123,15 @@ export function depends(executable) {
     .join(', ')
 }
 
+/**
+ * A command's examples as its --help shows them: oclif's templates filled (the program's name, the
+ * command's words), each with its description when it has one.
+ */
+export function manExamples(command) {
+  const fill = (text) => text.replaceAll('<%= config.bin %>', 'gateway').replaceAll('<%= command.id %>', command.name ?? command.id.replaceAll(':', ' '))
+  return (command.examples ?? []).map((example) => (typeof example === 'string' ? {command: fill(example)} : {description: example.description ? fill(example.description) : undefined, command: fill(example.command)}))
+}
+
 /** The man page: the commands from the manifest, and the README's exit codes and variables. */
 export function manPage(pjson, commands) {
   const flagsOf = (command) => Object.entries(command.flags ?? {}).filter(([, flag]) => !flag.hidden)
@@ -137,8 +148,15 @@ export function manPage(pjson, commands) {
   ]
   for (const command of commands) {
     lines.push('.SS', `.B gateway ${roff(command.name)}`, roff(command.summary ?? ''))
-    if (command.description && command.description !== command.summary) lines.push('.PP', roff(command.description).replace(/\n\n/g, '\n.PP\n'))
+    if (command.description && command.description !== command.summary) lines.push('.PP', roff(unlinked(command.description)).replace(/\n\n/g, '\n.PP\n'))
     for (const [name, flag] of flagsOf(command)) lines.push('.TP', `.B \\-\\-${roff(name)}${flag.char ? `, \\-${flag.char}` : ''}`, roff(flag.summary ?? flag.description ?? ''))
+  }
+  // The examples of every command's --help, from the same manifest, as a shell reads them.
+  lines.push('.SH EXAMPLES')
+  for (const command of commands) {
+    for (const example of manExamples(command)) {
+      lines.push('.PP', example.description ? roff(unlinked(example.description)) : `\\fBgateway ${roff(command.name)}\\fR`, '.RS', '.nf', roff(example.command), '.fi', '.RE')
+    }
   }
   // One row per code, as the README's table has them: a new code there is a new row here.
   lines.push('.SH EXIT STATUS')

@@ -14,11 +14,12 @@ export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTo
       description: `Send even when the journal shows ${options.one === 'withdrawal' ? 'a withdrawal with the same external code (whatever its other fields)' : `the same ${options.one} (same external code and fields)`} was sent to this gateway and client id under another idempotency key: by default that is refused (exit 2, nothing sent) as a likely repeat, of a command run twice or an edited batch file.`,
     }),
     batch: Flags.string({
-      description: `Send one ${options.one} per row of this file: CSV with a header, or NDJSON; - for stdin. See BATCH below.`,
+      description: `Send one ${options.one} per row of this file: a workbook (.xlsx), CSV with a header, or NDJSON; - for stdin. See BATCH below.`,
       helpValue: '<file>',
       helpGroup: group,
       exclusive: [...table.map((field) => field.flag), ...options.single],
     }),
+    sheet: Flags.string({description: 'Of a workbook (.xlsx) given to --batch: the sheet to read (default the first).', helpValue: '<name>', helpGroup: group, dependsOn: ['batch']}),
     concurrency: Flags.integer({description: `Rows sent at once, 1 to 16 (default ${DEFAULT_CONCURRENCY}).`, min: 1, max: 16, helpGroup: group, dependsOn: ['batch']}),
     'max-rows': Flags.integer({
       description: `Refuse a batch of more rows than this (default ${MAX_BATCH_ROWS}).`,
@@ -48,7 +49,7 @@ export function batchFlags(table: FlagTable, options: {one: string; defaultMaxTo
 /** The BATCH part of the help, the same for both commands but for their fields and limits. */
 export function batchHelp(options: {command: string; one: string; many: string; fields: string; defaultMaxTotal: number; brl: string; extra?: string}): string {
   return `BATCH
---batch FILE sends one ${options.one} per row of FILE: CSV with a header line (comma, semicolon or tab), or NDJSON (one JSON object per line); - reads stdin. Each row holds the fields under the flags' names (${options.fields}) and is checked by the same rules as the flags. Every row is checked before anything is sent: when any row is bad, nothing is sent, and every bad row is listed with its line, field and rule (exit 2).${options.extra ? ` ${options.extra}` : ''}
+--batch FILE sends one ${options.one} per row of FILE: a workbook (.xlsx: its first sheet, or --sheet NAME), CSV with a header line (comma, semicolon or tab; UTF-8 with or without a BOM, or Windows-1252 as Excel saves it, said in a note), or NDJSON (one JSON object per line); - reads stdin. An amount may be given in reais instead of cents under amount-brl (781,62, 1.050,00, R$ 1.050,00, or a number cell); a text with a point and no comma (781.62, 1.050) has two readings and is refused. Each row holds the fields under the flags' names (${options.fields}) and is checked by the same rules as the flags. Every row is checked before anything is sent: when any row is bad, nothing is sent, and every bad row is listed with its line, field and rule (exit 2).${options.extra ? ` ${options.extra}` : ''}
 
 A summary comes first, on stderr: the rows, the total in BRL, the largest amount${options.command === 'withdraw' ? ', the rows per key type' : ''}. Then a confirmation in a terminal (default no); without one, --yes is required (else exit 2, nothing sent). --dry-run stops after the summary. A batch of more than 10000 rows (--max-rows) or of more than ${options.defaultMaxTotal} cents in all, ${options.brl} (--max-total), is refused unless you raise the limit.
 

@@ -69,6 +69,12 @@ export interface ReadBatchOptions {
   normalizeNames?: boolean
   /** Compute the content hash (default true); without it the summary's sha256 is empty. */
   hash?: boolean
+  /** Of a workbook (.xlsx): the sheet to read (default the first). */
+  sheet?: string
+  /** Where the file was given (--batch FILE), for what is said about it. */
+  flag?: string
+  /** Told what the operator should know of how the file was read: that it was not UTF-8. */
+  note?: (text: string) => void
 }
 
 /** A batch with more rows than allowed; it was not read to its end. */
@@ -129,13 +135,45 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<string | Uint8A
   return typeof (value as AsyncIterable<unknown>)?.[Symbol.asyncIterator] === 'function'
 }
 
-/** The input as text, checked to be UTF-8, without a leading BOM. */
-async function* textOf(input: BatchInput): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: false})
+/**
+ * Whether bytes are Windows-1252 rather than UTF-8, judged at their first byte outside ASCII (all
+ * before it reads the same in both): Windows-1252 when what starts there is no UTF-8. A file
+ * whose first accented letter is UTF-8 is UTF-8, and a later byte that is not is its problem.
+ */
+function notUtf8From(chunk: Uint8Array): boolean | undefined {
+  const at = chunk.findIndex((byte) => byte >= 0x80)
+  if (at === -1) return undefined
+  try {
+    // The first character's bytes alone, as long as its first byte says (a sequence cut by the chunk's end is no proof).
+    const lead = chunk[at]
+    const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
+    new TextDecoder('utf-8', {fatal: true}).decode(chunk.subarray(at, at + length), {stream: true})
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * The input as text, without a leading BOM: UTF-8 (with or without a BOM), or Windows-1252 (what
+ * Excel in Portuguese saves as "CSV"), told apart at the first byte outside ASCII; `note` is told
+ * when it is Windows-1252.
+ */
+async function* textOf(input: BatchInput, note?: (text: string) => void): AsyncGenerator<string> {
+  let decoder = new TextDecoder('utf-8', {fatal: true, ignoreBOM: false})
+  let judged = false
   let lines = 0
   const chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array> =
     typeof input === 'string' || input instanceof Uint8Array ? [input] : input
   const decode = (chunk: Uint8Array, stream: boolean) => {
+    if (!judged) {
+      const legacy = notUtf8From(chunk)
+      if (legacy !== undefined) judged = true
+      if (legacy) {
+        decoder = new TextDecoder('windows-1252')
+        note?.('The file is not UTF-8: read as Windows-1252, as Excel saves "CSV" in Portuguese. Save it as "CSV UTF-8" to be sure of every letter.')
+      }
+    }
     try {
       return decoder.decode(chunk, {stream})
     } catch {
@@ -512,7 +550,8 @@ const digest = (reader: Reader) => reader.hash?.digest('hex') ?? ''
 export async function* readBatchPieces(input: BatchInput, options: ReadBatchOptions = {}): AsyncGenerator<BatchEntry[], BatchSummary> {
   const reader: Reader = {rows: 0, hash: options.hash === false ? undefined : createHash('sha256'), normalize: options.normalizeNames === false ? (name) => name.trim() : kebabName}
   let format: BatchFormat = options.format ?? 'csv'
-  let text = textOf(input)
+  input = await unlessWorkbook(input, options)
+  let text = textOf(input, options.note)
   try {
     const firstChar = (head: string) => /\S/.test(head)
     const {head, rest} = await peek(text, firstChar)
@@ -553,6 +592,39 @@ export async function* readBatchPieces(input: BatchInput, options: ReadBatchOpti
     yield* csvPieces(text, delimiter, reader)
   }
   return {format, count: reader.rows, sha256: digest(reader)}
+}
+
+/**
+ * The input as it is, or, when it is a workbook (.xlsx: a zip file), its sheet as CSV text (see
+ * ./workbook.ts). Told by its first bytes, whatever the file's name.
+ */
+async function unlessWorkbook(input: BatchInput, options: ReadBatchOptions): Promise<BatchInput> {
+  if (typeof input === 'string') return input
+  const {Buffer} = await import('node:buffer')
+  const whole = async (chunks: Uint8Array[]) => {
+    const {isZip, workbookAsCsv} = await import('./workbook.js')
+    const bytes = Buffer.concat(chunks)
+    return isZip(bytes) ? workbookAsCsv(bytes, {sheet: options.sheet, flag: options.flag ?? 'the file'}) : undefined
+  }
+  if (input instanceof Uint8Array) return (await whole([input])) ?? input
+  const iterator = isAsyncIterable(input) ? input[Symbol.asyncIterator]() : (input as Iterable<string | Uint8Array>)[Symbol.iterator]()
+  const first = await iterator.next()
+  if (first.done) return []
+  const head = first.value
+  // A reader stopped early closes what it reads.
+  const rest = async function* () {
+    try {
+      yield head
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
+    } finally {
+      await iterator.return?.()
+    }
+  }
+  if (typeof head === 'string' || head.length < 4 || !(head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04)) return rest()
+  // A workbook is read whole: its parts are found from the end of the zip.
+  const chunks: Uint8Array[] = []
+  for await (const chunk of rest()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  return (await whole(chunks)) ?? chunks
 }
 
 /** readBatchPieces, an entry at a time. */

@@ -1,5 +1,6 @@
 import {closest} from '../cli/parse-errors.js'
 import type {FlagTable} from '../input/fields.js'
+import {parseReais} from '../input/money.js'
 import type {BatchProblem, BatchRow, BatchValue} from './read.js'
 
 /**
@@ -91,7 +92,22 @@ export function rowFlags(table: FlagTable, row: BatchRow, command: string, unkno
   const problems: BatchProblem[] = []
   const meant = new Set<string>()
   const {line} = row
-  for (const [name, value] of Object.entries(row.fields)) {
+  const fields = {...row.fields}
+  // amount-brl: the amount in reais, as a spreadsheet holds it, read as the cents of amount.
+  if (fields['amount-brl'] !== undefined && byFlag.has('amount')) {
+    const value = fields['amount-brl']
+    delete fields['amount-brl']
+    if (fields.amount !== undefined) problems.push({line, field: 'amount-brl', message: 'amount-brl and amount are both given: give the amount once, in reais (amount-brl) or in integer cents (amount)'})
+    else if (typeof value !== 'string' && typeof value !== 'number') problems.push({line, field: 'amount-brl', message: 'amount-brl must be an amount in reais, such as 781,62'})
+    else {
+      const parsed = parseReais(value, 'amount-brl')
+      if (parsed.ok) flags.amount = String(parsed.cents)
+      else problems.push({line, field: 'amount-brl', message: parsed.message})
+    }
+    // The amount was given, as reais: not missing, whatever is wrong with it.
+    meant.add('amount')
+  }
+  for (const [name, value] of Object.entries(fields)) {
     const field = byFlag.get(name)
     if (!field) {
       const near = closest(name, [...byFlag.keys()])

@@ -163,7 +163,7 @@ A CSV batch:
   /** Written out: oclif's own would nest the single withdrawal's flags under --concurrency. */
   static override usage = [
     '<%= command.id %> (--amount <cents> --pix-key <key> | --body <file>) [--pix-key-type <type>] [--webhook-url <url>] [--external-code <value>] [--idempotency-key <value>] [-y] [--dry-run] [--output table|json] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]',
-    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+    '<%= command.id %> --batch <file> [--sheet <name>] [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
   ]
 
   static override examples = [
@@ -195,7 +195,7 @@ A CSV batch:
   }
 
   async run(): Promise<unknown> {
-    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, fields: picked, ...fields} = this.flags
+    const {body, yes, 'dry-run': dryRun, output, batch, concurrency, sheet, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, fields: picked, ...fields} = this.flags
     if (picked !== undefined) {
       const other = batch === undefined ? (dryRun ? '--dry-run' : output !== undefined && output !== 'json' ? `--output ${output}` : undefined) : '--batch'
       if (other) throw new UsageError(`--fields picks from the withdrawal's record, and does not go with ${other}`)
@@ -205,7 +205,7 @@ A CSV batch:
       const {withdrawBatch} = await import('../batch/commands.js')
       return runBatch(
         withdrawBatch(),
-        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats},
+        {file: batch, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats, sheet},
         this.ctx,
       )
     }

@@ -6,15 +6,15 @@ import {jsonFlag} from '../cli/flags.js'
 import {depositFields} from '../input/deposits.js'
 import {flagsOf} from '../input/flag-definitions.js'
 import {outputFileFlag} from '../output/file.js'
-import {OUTPUT_FORMATS} from '../output/printer.js'
+import {LIST_FORMATS} from '../output/printer.js'
 
 export const depositsListFlags = {
   json: jsonFlag('the page as the gateway returned it (with --all, one array of every deposit)'),
   ...flagsOf(depositFields({now: 0})),
   all: boolean({description: 'Walk every page of one snapshot and stream every record.'}),
   output: string({
-    description: 'Format: table (one page, the default), or ndjson, csv, json. With --all: ndjson (default), csv or json (one array).',
-    options: [...OUTPUT_FORMATS],
+    description: 'Format: table (one page, the default), or ndjson, csv, json, xlsx (a workbook: to --output-file or a pipe). With --all: ndjson (default), csv, json (one array) or xlsx.',
+    options: [...LIST_FORMATS],
   }),
   concurrency: integer({description: 'Pages fetched at once by --all (1 to 16).', default: 4, min: 1, max: 16}),
   interactive: boolean({description: 'Page with n/p/q in a terminal.', default: true, allowNo: true}),

@@ -11,7 +11,7 @@ import {buildDepositQuery, pageCommand} from '../input/deposits.js'
 import {refuse} from '../input/fields.js'
 import {toOutputFile} from '../output/file.js'
 import {asciiText} from '../output/printable.js'
-import {outputFormat, type OutputFormat} from '../output/printer.js'
+import {outputFormat, refuseWorkbookToTerminal, type OutputFormat} from '../output/printer.js'
 import type {DepositsListFlags} from './list-flags.js'
 
 /** Runs `deposits list` with its flags as read: --output-file around the listing. */
@@ -41,7 +41,8 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
 
   if (options.all) {
     const format = outputFormat(ctx, options.output, 'ndjson')
-    if (format === 'table') throw new UsageError('--output table shows one page: use ndjson, csv or json with --all')
+    if (format === 'table') throw new UsageError('--output table shows one page: use ndjson, csv, json or xlsx with --all')
+    refuseWorkbookToTerminal(ctx, format)
     await exportAll(api, query, format, options.concurrency, ctx)
     return undefined
   }
@@ -70,10 +71,10 @@ export async function depositsList(options: DepositsListOptions, ctx: CommandCon
   }
   const page = await fetchPage(api, query)
   if (ctx.globals.json && !options.output) return page
-  const {DEPOSIT_CSV, depositColumns} = await import('../render/deposits.js')
+  const {DEPOSIT_CSV, depositColumns, depositWorkbook} = await import('../render/deposits.js')
   if (format !== 'table') {
     const {printList} = await import('../output/printer.js')
-    await printList(ctx, format, page.data, {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV})
+    await printList(ctx, format, page.data, {columns: depositColumns(ctx.env.TZ), csv: DEPOSIT_CSV, workbook: depositWorkbook(ctx.env.TZ)})
     ctx.note(footer(query, page, ctx, options.output))
     return undefined
   }
@@ -137,10 +138,10 @@ function footer(query: DepositListQuery, page: DepositPage, ctx: CommandContext,
 
 /** --all: every page of one snapshot, each record written as it arrives, in order. */
 async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclude<OutputFormat, 'table'>, concurrency: number, ctx: CommandContext): Promise<void> {
-  const {leanHeapForLongWalk, RecordWriter, settleCompilers, WARM_PAGES, youngGenerationGrown} = await import('../output/stream.js')
-  const {DEPOSIT_CSV} = await import('../render/deposits.js')
+  const {leanHeapForLongWalk, recordSink, settleCompilers, WARM_PAGES, youngGenerationGrown} = await import('../output/stream.js')
+  const {DEPOSIT_CSV, depositWorkbook} = await import('../render/deposits.js')
   const {walkPages} = await import('../api/paging.js')
-  const writer = new RecordWriter(ctx.io.stdout, format, DEPOSIT_CSV)
+  const writer = await recordSink(ctx.io.stdout, format, DEPOSIT_CSV, depositWorkbook(ctx.env.TZ))
   // Progress is for a person watching stderr, whatever stdout is connected to.
   const progress = ctx.io.spinner
   // A signal stops the export between pages, and the log says what was written: a cron job's
@@ -170,7 +171,7 @@ async function exportAll(api: GatewayApi, query: DepositListQuery, format: Exclu
   if (progress) ctx.io.stderr.write('\n')
   if (signal) {
     ctx.note(
-      `Interrupted (${signal}): the export stopped after page ${pages} of ${total}, with ${writer.written} deposits written. The output is incomplete${format === 'json' ? ' (and not a whole JSON array)' : ''}: run the export again.`,
+      `Interrupted (${signal}): the export stopped after page ${pages} of ${total}, with ${writer.written} deposits written. The output is incomplete${format === 'json' ? ' (and not a whole JSON array)' : format === 'xlsx' ? ' (and not a workbook a spreadsheet opens)' : ''}: run the export again.`,
     )
     throw new InterruptedError(signal)
   }

@@ -1,6 +1,3 @@
-// Subpath import: the package's main entry loads every module it has.
-import {parseCurrency} from '@brazilian-utils/brazilian-utils/parse-currency'
-
 import {UsageError} from '../cli/errors.js'
 import {LIMITS} from '../schemas/enums.js'
 
@@ -37,13 +34,13 @@ export function parseCents(input: string, flag: string): CentsParse {
     if (cents > LIMITS.amount.max) return refuse(`${flag} takes integer cents, not ${what}: ${value} would be ${cents} cents, over the limit of ${LIMITS.amount.max}`)
     return refuse(`${flag} takes integer cents, not ${what}: ${value} is ${flag} ${cents}`)
   }
-  // brazilian-utils' reading: the last separator followed by one or two digits is the decimal one.
-  const read = () => Math.round(parseCurrency(amount) * 100)
+  // The last separator followed by one or two digits is the decimal one; the others group thousands.
+  const read = () => reaisDigitsToCents(amount)
   if (currency && PLAIN.test(amount)) return said(Number(amount) * 100, 'reais')
   if (DECIMAL.test(amount) || GROUPED_DECIMAL.test(amount)) return said(read())
   if (GROUPED.test(amount)) {
     const separator = amount.replace(/\d/g, '')[0]
-    const thousands = read()
+    const thousands = Number(amount.replaceAll(separator, '')) * 100
     // R$ 1.050 is Brazil's writing of a thousand and fifty reais; 1.050.000 and 1,050,000 have no other reading.
     const single = amount.split(separator).length === 2
     const decimalCents = Number(amount.replace(separator, '')) / 10
@@ -54,6 +51,19 @@ export function parseCents(input: string, flag: string): CentsParse {
     )
   }
   return refuse(`${flag} must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${input}"`)
+}
+
+/**
+ * Reais written with digits and separators (`781,62`, `1.050,00`, `1,050.5`, `1050`) as exact
+ * integer cents: the last separator followed by one or two digits is the decimal one, the others
+ * group thousands. Decimal arithmetic on the digits (whole reais times 100 plus the cents, both
+ * integers), never a float times 100: 19.99 * 100 is 1998.9999999999998.
+ */
+export function reaisDigitsToCents(amount: string): number {
+  const match = /^(.*?)(?:[.,](\d{1,2}))?$/.exec(amount) as RegExpExecArray
+  const whole = match[1].replace(/[.,]/g, '') || '0'
+  const fraction = (match[2] ?? '').padEnd(2, '0')
+  return Number(whole) * 100 + Number(fraction)
 }
 
 /** An amount flag as integer cents, or the usage error (exit 2) that says why it is not one. */
@@ -75,4 +85,49 @@ export function requireAmount(input: string, flag: string): number {
   const {min, max} = LIMITS.amount
   if (cents < min || cents > max) throw new UsageError(`${flag} must be from ${min} to ${max} cents, got ${cents}`)
   return cents
+}
+
+/**
+ * An amount in reais as a spreadsheet holds it (a file's `amount-brl`): `781,62`, `1.050,00`,
+ * `R$ 1.050,00`, `1050`, or a number (a number cell, or a JSON number: 781.62), as exact cents.
+ * A text with a point and no comma (`781.62`, `1.050`) has two readings, the point as the decimal
+ * separator or between thousands, and is refused naming both.
+ */
+export function parseReais(value: string | number, field: string): CentsParse {
+  const refuse = (message: string): CentsParse => ({ok: false, message})
+  let text: string
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return refuse(`${field} must be an amount in reais, such as 781,62; got ${value}`)
+    // A number's shortest decimal writing is its digits: 781.62 is "781.62", read here with a comma.
+    text = String(value)
+    if (/e/i.test(text)) return refuse(`${field} must be an amount in reais, such as 781,62; got ${text}`)
+    if (!/^\d+(?:\.\d{1,2})?$/.test(text)) return refuse(`${field} holds fractions of a cent: ${text}`)
+    return {ok: true, cents: reaisDigitsToCents(text.replace('.', ','))}
+  }
+  text = value.trim()
+  const currency = /^R\$\s*/i.exec(text)
+  const amount = currency ? text.slice(currency[0].length) : text
+  if (/^\d+$/.test(amount)) return {ok: true, cents: Number(amount) * 100}
+  // Brazil's writing: a comma before the cents, points between thousands.
+  if (/^\d+,\d{1,2}$/.test(amount) || /^\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?$/.test(amount) && (amount.includes(',') || currency)) return {ok: true, cents: reaisDigitsToCents(amount)}
+  if (/^\d{1,3}(?:,\d{3})+\.\d{1,2}$/.test(amount)) return {ok: true, cents: reaisDigitsToCents(amount)}
+  if (/^\d+\.\d{1,2}$/.test(amount) || /^\d{1,3}(?:\.\d{3})+$/.test(amount)) {
+    // 1.050.000 has no other reading.
+    if (amount.split('.').length > 2) return {ok: true, cents: Number(amount.replaceAll('.', '')) * 100}
+    const [whole, part] = amount.split('.') as [string, string]
+    const decimal = reaisDigitsToCents(amount.replace('.', ','))
+    const digits = Number(whole + part) * 100
+    const asDecimal = `${reais(decimal)} (the point before the cents)`
+    const asThousands = `${reais(digits)} (the point between thousands)`
+    const readings = part.length === 3 ? `${asThousands} or ${reaisOfThousandths(amount)}` : `${asDecimal} or ${asThousands}`
+    return refuse(`${field} ${value.trim()} has two readings, ${readings}: write it with a comma before the cents, as 781,62 or 1.050,00, or save the column as numbers`)
+  }
+  return refuse(`${field} must be an amount in reais, such as 781,62, 1.050,00 or R$ 1.050,00; got "${value}"`)
+}
+
+/** 1.050 read as a decimal with three places: R$ 1,05 when the last one is 0; else fractions of a cent. */
+function reaisOfThousandths(amount: string): string {
+  const [whole, part] = amount.split('.') as [string, string]
+  if (part.endsWith('0')) return `${reais(reaisDigitsToCents(`${whole},${part.slice(0, 2)}`))} (the point before the cents)`
+  return `${whole},${part} reais (the point before the cents, with fractions of a cent)`
 }

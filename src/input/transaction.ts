@@ -191,5 +191,10 @@ export async function prepareCreate(flags: Record<string, unknown>, base: Record
 /** A refused field of a create, named after the flag that set it (or the --body path). */
 export function nameCreateIssue(prepared: Pick<PreparedCreate, 'fromFlags' | 'fromBody' | 'body'>, issue: Issue): string {
   if (issue.path === 'address' && prepared.fromFlags.has('isInfoProduct')) return PHYSICAL_NEEDS_ADDRESS
+  // A customer (or seller) given in part: say why the rest is needed, which the contract alone does not.
+  const part = /^(customer|seller)\.(name|document)$/.exec(issue.path)
+  if (part && issue.message === 'is required') {
+    return nameIssue(TX_CREATE_FIELDS, {...issue, message: `is required: the gateway's reference requires a ${part[1]}'s name and document whenever a ${part[1]} is given`}, prepared)
+  }
   return nameIssue(TX_CREATE_FIELDS, issue, prepared)
 }

@@ -8,6 +8,34 @@ import {writeText} from './write.js'
 
 export type RecordFormat = 'ndjson' | 'csv' | 'json'
 
+/** What writes an export's records, whatever the format: RecordWriter, or a workbook's XlsxWriter. */
+export interface RecordSink<T> {
+  readonly written: number
+  prepare(rows: readonly T[]): PreparedText
+  prepared(page: PreparedText): Promise<void>
+  records(rows: readonly T[]): Promise<void>
+  end(): Promise<void>
+}
+
+/** How a list becomes a workbook: its sheet's name, and the kind of each column that is not text. */
+export interface WorkbookSpec {
+  sheet: string
+  kinds: Readonly<Record<string, import('./xlsx.js').CellKind>>
+  /** The operator's time zone (TZ), for date-times. */
+  zone?: string
+}
+
+/**
+ * The writer of a format: a workbook's (loaded only then) for xlsx, which is never written to a
+ * terminal; RecordWriter for the others.
+ */
+export async function recordSink<T>(out: Writable, format: RecordFormat | 'xlsx', columns: readonly CsvColumn<T>[], workbook?: WorkbookSpec): Promise<RecordSink<T>> {
+  if (format !== 'xlsx') return new RecordWriter(out, format, columns)
+  if (!workbook) throw new Error('a workbook needs its sheet and column kinds')
+  const {XlsxWriter, xlsxColumns} = await import('./xlsx.js')
+  return new XlsxWriter(out, xlsxColumns(columns, workbook.kinds), {sheet: workbook.sheet, zone: workbook.zone})
+}
+
 let lean = false
 
 /**

@@ -65,7 +65,7 @@ export function expectedFields(zone?: string): FlagTable {
   }
   return [
     {flag: 'external-code', path: 'externalCode', description: 'The charge\'s external code, 8 to 255 characters (required).', parse: externalCode},
-    {flag: 'amount', path: 'amount', description: 'The amount expected, in integer cents (required).', parse: requireAmount},
+    {flag: 'amount', path: 'amount', description: 'The amount expected, in integer cents (required; or amount-brl, in reais: 781,62).', parse: requireAmount},
     {flag: 'due-date', path: 'dueDate', description: 'When it is due: a date (DD/MM/AAAA or AAAA-MM-DD), or a date-time (optional).', parse: due},
     {flag: 'document', path: 'document', description: 'The customer\'s CPF or CNPJ (optional).', parse: customerDocument},
   ]
@@ -134,7 +134,7 @@ interface QuickParsers {
  * Reads and checks the whole file: every problem of every row, by line, and the rows by code.
  * An external code on two rows is a problem of the later one: a code names one charge.
  */
-export async function readExpected(input: BatchInput, options: {zone?: string; maxRows: number}): Promise<ExpectedFile> {
+export async function readExpected(input: BatchInput, options: {zone?: string; maxRows: number; sheet?: string; flag?: string; note?: (text: string) => void}): Promise<ExpectedFile> {
   const {readBatchPieces} = await import('../batch/read.js')
   const {rowFlags, parseProblems} = await import('./../batch/rows.js')
   const table = expectedFields(options.zone)
@@ -150,7 +150,7 @@ export async function readExpected(input: BatchInput, options: {zone?: string; m
   const seen = (code: string) => firstLine(code) !== undefined
   let count = 0
   // No content hash: an expected file sends nothing, so it needs no idempotency keys.
-  for await (const piece of readBatchPieces(input, {hash: false})) {
+  for await (const piece of readBatchPieces(input, {hash: false, sheet: options.sheet, flag: options.flag, note: options.note})) {
     for (const entry of piece) {
       if (entry.kind === 'problem') {
         problems.push({line: entry.line, field: entry.field, message: entry.message})

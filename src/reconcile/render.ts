@@ -1,9 +1,16 @@
 import type {CsvColumn} from '../output/csv.js'
+import type {WorkbookSpec} from '../output/stream.js'
 import type {Column} from '../output/table.js'
 import {brl} from '../render/money.js'
 import {ATTENTION, type ReconcileClass, type ReconcileRow, type ReconcileSummary} from './match.js'
 
 /** How the result reads: a table per class that needs attention, one summary; cents in data, BRL in tables. */
+
+/** The rows as a workbook: amounts in reais (from their cents), the due date a date, the flags true/false. */
+export const RECONCILE_WORKBOOK: WorkbookSpec = {
+  sheet: 'Reconciliation',
+  kinds: {line: 'number', expectedAmount: 'money', paidAmount: 'money', difference: 'money', dueDate: 'date', overdue: 'boolean', expired: 'boolean'},
+}
 
 /** The data columns (CSV), the same fields as NDJSON and JSON, amounts in cents. */
 export const RECONCILE_CSV: readonly CsvColumn<ReconcileRow>[] = [

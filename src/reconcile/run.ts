@@ -38,6 +38,8 @@ export interface ReconcileOptions {
   /** Pages fetched at once. */
   concurrency: number
   maxRows?: number
+  /** Of a workbook: the sheet to read (default the first). */
+  sheet?: string
 }
 
 export interface ReconcileDocument {
@@ -58,6 +60,10 @@ async function openExpected(file: string, ctx: CommandContext): Promise<BatchInp
 }
 
 export async function depositsReconcile(options: ReconcileOptions, ctx: CommandContext): Promise<ReconcileDocument | undefined> {
+  if (options.output === 'xlsx') {
+    const {refuseWorkbookToTerminal} = await import('../output/printer.js')
+    refuseWorkbookToTerminal(ctx, 'xlsx')
+  }
   // 1. The window, checked as `deposits list` checks it.
   const dates = {now: ctx.now(), zone: ctx.env.TZ}
   const {query, table, fromFlags} = buildDepositQuery(options.fields, dates, {all: true})
@@ -77,7 +83,7 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
   const input = await openExpected(options.expected, ctx)
   let file: Awaited<ReturnType<typeof readExpected>>
   try {
-    file = await readExpected(input, {zone: ctx.env.TZ, maxRows: options.maxRows ?? MAX_EXPECTED_ROWS})
+    file = await readExpected(input, {zone: ctx.env.TZ, maxRows: options.maxRows ?? MAX_EXPECTED_ROWS, sheet: options.sheet, flag: `--expected ${options.expected}`, note: (text) => ctx.note(text)})
   } catch (error) {
     if (error instanceof CliError) throw error
     throw new UsageError(`--expected ${options.expected} cannot be read: ${(error as Error).message}`)
@@ -88,7 +94,7 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
     const bad = new Set(file.problems.map((problem) => problem.line)).size
     throw new UsageError(lines.join('\n'), {
       messages: lines,
-      hint: `${bad === 1 ? '1 line has' : `${bad} lines have`} problems in --expected ${options.expected}: nothing was fetched. Every row needs external-code and amount (integer cents); due-date and document are optional.`,
+      hint: `${bad === 1 ? '1 line has' : `${bad} lines have`} problems in --expected ${options.expected}: nothing was fetched. Every row needs external-code and amount (integer cents) or amount-brl (reais: 781,62); due-date and document are optional.`,
       body: {problems: file.problems},
     })
   }
@@ -133,9 +139,9 @@ export async function depositsReconcile(options: ReconcileOptions, ctx: CommandC
     summary = reconciler.summary()
     await printTables(reconciler, summary, ctx)
   } else {
-    const {RecordWriter} = await import('../output/stream.js')
-    const {RECONCILE_CSV} = await import('./render.js')
-    const writer = new RecordWriter<ReconcileRow>(ctx.io.stdout, format, RECONCILE_CSV)
+    const {recordSink} = await import('../output/stream.js')
+    const {RECONCILE_CSV, RECONCILE_WORKBOOK} = await import('./render.js')
+    const writer = await recordSink<ReconcileRow>(ctx.io.stdout, format, RECONCILE_CSV, {...RECONCILE_WORKBOOK, zone: ctx.env.TZ})
     ctx.streaming = true
     const tally = reconciler.tally()
     let chunk: ReconcileRow[] = []

@@ -1,5 +1,6 @@
 import type {Deposit} from '../api/types.js'
 import type {CsvColumn} from '../output/csv.js'
+import type {WorkbookSpec} from '../output/stream.js'
 import type {Column} from '../output/table.js'
 import {localTime} from '../output/time.js'
 import {brl} from './money.js'
@@ -25,6 +26,13 @@ export function depositColumns(zone?: string): Column<Deposit>[] {
     {header: 'End-to-end', value: (row) => row.endToEnd ?? '', priority: 5, ascii: true},
   ]
 }
+
+/** The export's columns as a workbook: amounts in reais (from their cents), instants in TZ, the rest text. */
+export const depositWorkbook = (zone?: string): WorkbookSpec => ({
+  sheet: 'Deposits',
+  zone,
+  kinds: {createdAt: 'date', updatedAt: 'date', paymentDate: 'date', refundDate: 'date', amount: 'money', amountPaid: 'money', feeAmount: 'money', refundAmount: 'money'},
+})
 
 /** The CSV export's columns, fixed whatever the records hold. Amounts stay in cents. */
 export const DEPOSIT_CSV: readonly CsvColumn<Deposit>[] = [

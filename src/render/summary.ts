@@ -1,4 +1,5 @@
 import type {CsvColumn} from '../output/csv.js'
+import type {WorkbookSpec} from '../output/stream.js'
 import type {Column} from '../output/table.js'
 import type {SummaryLine} from '../summary/aggregate.js'
 import {brl} from './money.js'
@@ -30,6 +31,12 @@ export function summaryColumns(): Column<SummaryLine>[] {
  * The summary as CSV: `kind` says what a line is (status, day, total); day and status are empty
  * where a total spans them. Amounts in integer cents, as every CSV export.
  */
+/** The summary as a workbook: days as dates, counts as numbers, amounts in reais (from their cents). */
+export const SUMMARY_WORKBOOK: WorkbookSpec = {
+  sheet: 'Summary',
+  kinds: {day: 'date', count: 'number', amount: 'money', amountPaid: 'money', refundAmount: 'money', feeAmount: 'money'},
+}
+
 export const SUMMARY_CSV: readonly CsvColumn<SummaryLine>[] = [
   ['kind', (line) => line.kind],
   ['day', (line) => line.day],

@@ -31,7 +31,7 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
     throw new UsageError(problems.join('\n'), {messages: problems})
   }
   const {generatedKey, value: request} = prepared
-  if (options.qrPng !== undefined) await checkWritable(options.qrPng, '--qr-png')
+  if (options.qrPng !== undefined) await (await import('./qr.js')).checkWritable(options.qrPng, '--qr-png')
   const idempotencyKey = request.idempotencyKey
   const {sendMoney} = await import('../send/money.js')
   const {chargeSend} = await import('../send/requests.js')
@@ -65,52 +65,11 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
   if (uri) after.push(ctx.paint('bold', 'Pix copia e cola:'), uri, '')
   after.push(...createdLines(created, ctx.paint, ctx.now(), ctx.env.TZ))
   if (uri && (ctx.io.stdoutTTY || options.qr)) {
-    const {qrDrawing, qrFits} = await import('../render/qr.js')
-    const qr = await qrDrawing(uri, {colors: ctx.io.color})
-    // A drawing cut by the terminal's edge, or whose top has scrolled away under what follows it,
-    // scans as nothing: it is drawn only whole on screen, or a line says why not and what to use.
-    const fits = qrFits(qr, after, ctx.io)
-    if (fits === true) {
-      for (const line of qr.lines) ctx.out(line)
-    } else {
-      const short = fits.columns > ctx.io.columns ? `it needs ${fits.columns} columns and the terminal has ${ctx.io.columns}` : `it needs ${fits.rows} rows with the lines below it and the terminal has ${ctx.io.rows}`
-      ctx.note(`The QR code is not drawn: the terminal is too small for it (${short}). Get the image with --qr-png FILE, or use the copy-and-paste code below.`)
-    }
+    const {drawQr} = await import('./qr.js')
+    await drawQr(ctx, uri, after, created.id)
   }
   for (const line of after) ctx.out(line)
   return result
-}
-
-/**
- * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
- * removed again when it did not exist), so a missing folder, a read-only file and a name the file
- * system refuses are all caught while nothing has been charged.
- */
-async function checkWritable(file: string, flag: string): Promise<void> {
-  const {open, rm, stat} = await import('node:fs/promises')
-  const {dirname, resolve} = await import('node:path')
-  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
-  const path = resolve(file)
-  const existing = await stat(path).catch(() => undefined)
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  try {
-    const handle = await open(path, 'a')
-    await handle.close()
-    if (!existing) await rm(path, {force: true})
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? `the folder ${dirname(path)} does not exist or is not writable`
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? existing
-            ? 'the file is read-only'
-            : `the folder ${dirname(path)} does not exist or is not writable`
-          : code === 'ENAMETOOLONG'
-            ? 'the name is too long'
-            : (error as Error).message
-    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
-  }
 }
 
 async function writePng(file: string, created: TxCreateResult, ctx: CommandContext): Promise<void> {
@@ -119,10 +78,9 @@ async function writePng(file: string, created: TxCreateResult, ctx: CommandConte
     ctx.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
     return
   }
-  const {pngBytes} = await import('../render/qr.js')
-  const {writeFile} = await import('node:fs/promises')
+  const {writeQrPng} = await import('./qr.js')
   try {
-    await writeFile(file, pngBytes(image), {mode: 0o644})
+    await writeQrPng(file, image)
   } catch (error) {
     // The charge exists: say so, with what is needed to find it again, beside the failure.
     const {ReportedError} = await import('../cli/errors.js')
@@ -143,6 +101,7 @@ export type TxCreateFlags = Record<string, unknown> & {
   batch?: string
   concurrency?: number
   'max-rows'?: number
+  sheet?: string
   'max-total'?: number
   'allow-repeats'?: boolean
   yes?: boolean
@@ -153,16 +112,16 @@ export type TxCreateFlags = Record<string, unknown> & {
 
 /** `tx create` from its parsed flags: one charge. */
 export async function runTxCreate(flags: TxCreateFlags, ctx: CommandContext): Promise<unknown> {
-  const {body, qr, 'qr-png': qrPng, batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = flags
+  const {body, qr, 'qr-png': qrPng, batch, concurrency, sheet: _sheet, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, ...fields} = flags
   const result = await txCreate({fields, body, qr, qrPng, allowRepeats}, ctx)
   return ctx.globals.json ? result : undefined
 }
 
 /** `tx create --batch` from its parsed flags: a charge per row of the file. */
 export async function runTxCreateBatch(flags: TxCreateFlags, ctx: CommandContext): Promise<unknown> {
-  const {batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked} = flags
+  const {batch, concurrency, 'max-rows': maxRows, 'max-total': maxTotal, 'allow-repeats': allowRepeats, yes, 'dry-run': dryRun, output, fields: picked, sheet} = flags
   if (picked !== undefined) throw new UsageError('--fields picks from one charge\'s record; with --batch, pick columns with --output csv')
   const {runBatch} = await import('../batch/run.js')
   const {txCreateBatch} = await import('../batch/commands.js')
-  return runBatch(txCreateBatch(), {file: batch!, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats}, ctx)
+  return runBatch(txCreateBatch(), {file: batch!, yes, dryRun, output: output as OutputFormat | undefined, concurrency, maxRows, maxTotal, allowRepeats, sheet}, ctx)
 }

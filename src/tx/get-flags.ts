@@ -30,5 +30,7 @@ export const txGetFlags = {
     },
   }),
   output: Flags.string({description: 'Format: table (the human view, default), json, ndjson (one line) or csv (the deposit export\'s columns).', options: ['table', 'json', 'ndjson', 'csv']}),
+  qr: Flags.boolean({description: 'Draw the charge\'s QR code, from its own code (in a terminal, only when it fits whole; also when stdout is not one).'}),
+  'qr-png': Flags.string({description: 'Write the charge\'s QR code image (PNG) to this file: the image of a charge made earlier, with no new charge.', helpValue: '<file>'}),
   timeout: durationFlag({description: 'How long to wait: for the answer (default 30s), or with --watch for the status (default 10m).', helpGroup: 'GLOBAL'}),
 }

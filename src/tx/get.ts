@@ -19,20 +19,46 @@ export interface TxGetOptions {
   timeoutMs?: number
   /** table (the human view, default), json, ndjson or csv. */
   output?: string
+  /** Draw the charge's QR code (even when stdout is not a terminal). */
+  qr?: boolean
+  /** Write the charge's QR image (PNG) to this file. */
+  qrPng?: string
 }
 
 /** `tx get`: one lookup, or a watch until the record reaches a status. */
 export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise<Transaction> {
   const id = requireTransactionId(options.id)
   const requestTimeout = options.watch ? REQUEST_TIMEOUT_MS : (options.timeoutMs ?? REQUEST_TIMEOUT_MS)
+  if (options.qrPng !== undefined) await (await import('./qr.js')).checkWritable(options.qrPng, '--qr-png')
   const api = await ctx.api({timeoutMs: requestTimeout})
   const record = options.watch ? await watch(api, id, options, ctx) : await api.getTransaction(id)
   const {outputFormat} = await import('../output/printer.js')
   const format = outputFormat(ctx, options.output)
+  if (options.qrPng !== undefined || options.qr) {
+    if (!record.pixResponse?.uri) throw new UsageError(`transaction ${id} has no PIX code (no pixResponse): there is no QR code to ${options.qr ? 'draw' : 'write'}`)
+  }
+  if (options.qrPng !== undefined) {
+    const image = record.pixResponse?.qrCodeBase64
+    if (!image) {
+      ctx.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
+    } else {
+      const {writeQrPng} = await import('./qr.js')
+      try {
+        await writeQrPng(options.qrPng, image)
+      } catch (error) {
+        throw new Error(`--qr-png could not write ${options.qrPng}: ${(error as Error).message}`)
+      }
+      if (!ctx.globals.json) ctx.note(`QR code of transaction ${id} written to ${options.qrPng}`)
+    }
+  }
   if (ctx.globals.json && !options.output) return record
   if (format === 'table') {
     const {transactionLines} = await import('../render/transaction.js')
-    for (const line of transactionLines(record, ctx.paint, ctx.env.TZ)) ctx.out(line)
+    const lines = transactionLines(record, ctx.paint, ctx.env.TZ)
+    const uri = record.pixResponse?.uri
+    // The same rule as tx create's: drawn only whole on screen, with the lines after it.
+    if (uri && options.qr) await (await import('./qr.js')).drawQr(ctx, uri, lines, id)
+    for (const line of lines) ctx.out(line)
   } else {
     const {printList} = await import('../output/printer.js')
     const {DEPOSIT_CSV, depositColumns} = await import('../render/deposits.js')
@@ -61,7 +87,9 @@ async function watch(api: GatewayApi, id: string, options: TxGetOptions, ctx: Co
   let last: string | undefined
   let record: Transaction | undefined
   let outage: string | undefined
-  const stamp = () => new Date(ctx.now()).toISOString().slice(11, 19)
+  const {localTime} = await import('../output/time.js')
+  // The time of day in the operator's zone (TZ), with the zone, as the tables show times: 11:03:07 UTC-3.
+  const stamp = () => localTime(new Date(ctx.now()).toISOString(), ctx.env.TZ).slice(11)
   const show = () => line.set(`Waiting for ${until} · ${last ?? 'unknown'} · ${formatDuration(ctx.now() - started)}`)
   try {
     for (;;) {
@@ -118,6 +146,8 @@ export interface TxGetFlags {
   interval: number
   until: string
   timeout?: number
+  qr?: boolean
+  'qr-png'?: string
 }
 
 /** `tx get` from its parsed flags and argument: what the command prints, and under --json its document. */
@@ -127,6 +157,6 @@ export async function runTxGet(flags: TxGetFlags, args: {id: string}, ctx: Comma
   }
   // --fields prints the --json document, picked.
   const output = flags.fields === undefined ? flags.output : undefined
-  const record = await txGet({id: args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output}, ctx)
+  const record = await txGet({id: args.id, watch: flags.watch, intervalMs: flags.interval, until: flags.until, timeoutMs: flags.timeout, output, qr: flags.qr, qrPng: flags['qr-png']}, ctx)
   return ctx.globals.json && !output ? record : undefined
 }

@@ -200,11 +200,20 @@ describe('readBatch: any file', () => {
     expect((await readBatch('amount,pix-key\n')).rows).toEqual([]) // a header alone: no rows, no problem
   })
 
-  it('refuses text that is not UTF-8, naming the line', async () => {
+  it('reads Windows-1252 (what Excel saves as CSV in Portuguese), and says so', async () => {
+    const notes: string[] = []
     const latin1 = Buffer.from('amount,name\n1,Ana\n2,Jo\xE3o\n', 'latin1')
-    const file = await readBatch(latin1)
+    const file = await readBatch(latin1, {note: (text) => notes.push(text)})
+    expect(file.problems).toEqual([])
+    expect(file.rows.map((row) => row.fields.name)).toEqual(['Ana', 'João'])
+    expect(notes).toEqual([expect.stringContaining('not UTF-8: read as Windows-1252')])
+    expect((await readBatch(Buffer.from('{"name":"Jo\xE3o"}\n', 'latin1'))).rows[0].fields.name).toBe('João')
+  })
+
+  it('refuses a UTF-8 file with bytes that are not UTF-8 further on, naming the line', async () => {
+    const mixed = Buffer.concat([Buffer.from('amount,name\n1,Zoë\n'), Buffer.from('2,Jo\xE3o\n', 'latin1')])
+    const file = await readBatch(mixed)
     expect(file.problems).toEqual([{line: 3, message: 'the file is not UTF-8 text: save the file as UTF-8 (in a spreadsheet, "CSV UTF-8")'}])
-    expect((await readBatch(Buffer.from('{"name":"Jo\xE3o"}\n', 'latin1'))).problems[0].message).toMatch(/is not UTF-8/)
   })
 
   it('reads a stream cut anywhere, even inside a character', async () => {

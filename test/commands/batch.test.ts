@@ -390,7 +390,7 @@ describe('withdraw --batch and tx create --batch', () => {
       const result = await expectNothingSent(['tx', 'create', '--batch', file(bad, 'ndjson'), '--yes'])
       const errors = result.stderr.split('\n').filter((line) => line.startsWith('Error: '))
       expect(errors).toEqual([
-        'Error: line 1: customer-document is required',
+        "Error: line 1: customer-document is required: the gateway's reference requires a customer's name and document whenever a customer is given",
         expect.stringMatching(/^Error: line 2: item #1 unitPrice/),
         expect.stringMatching(/^Error: line 3: physical needs an address/),
         expect.stringMatching(/^Error: line 4: expiration-seconds/),

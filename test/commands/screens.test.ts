@@ -80,7 +80,7 @@ describe('screens at a given size, --quiet and --output-file', () => {
     expect(short.code).toBe(0)
     expect(short.stdout.split('\n').filter(isQrLine)).toEqual([])
     expect(short.stderr).toMatch(/^The QR code is not drawn: the terminal is too small for it \(it needs \d+ rows with the lines below it and the terminal has 24\)\. .*--qr-png FILE.*$/m)
-    expect(short.stderr).toMatch(/--qr-png FILE/)
+    expect(short.stderr).toMatch(/Get the image with `gateway tx get [0-9a-f-]{36} --qr-png FILE`/)
     expect(short.stdout).toMatch(/Pix copia e cola:\n00020126/)
   })
 

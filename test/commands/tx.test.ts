@@ -170,7 +170,7 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '123.456.789-00'], /--customer-document must be a valid CPF or CNPJ/],
       [['--amount', '100', '--customer-name', 'Ana', '--customer-document', '3.6.8.8.9.2.5.5.4.8.8'], /^Error: --customer-document must be a valid CPF or CNPJ, written as one: a CPF is 11 digits, together or in groups of 3, 3, 3 and 2/],
       [['--amount', 'R$ 1.050,00'], /^Error: --amount takes integer cents, not a decimal: R\$ 1\.050,00 is --amount 105000\n$/],
-      [['--amount', '100', '--customer-document', CPF], /^Error: --customer-name is required\n$/],
+      [['--amount', '100', '--customer-document', CPF], /^Error: --customer-name is required: the gateway's reference requires a customer's name and document whenever a customer is given\n$/],
       [['--amount', '100', '--webhook-url', 'http://hooks.example.com'], /--webhook-url must use https/],
       [['--amount', '100', '--webhook-url', 'https://hooks.example.com/x#frag'], /--webhook-url must not carry a fragment/],
       [['--amount', '100', '--external-code', 'short'], /--external-code must be 8 to 255 characters long/],
@@ -269,7 +269,17 @@ describe('tx create, tx get and the life-cycle controls, end to end', () => {
       const result = await watching
       expect(result.code).toBe(0)
       expect(JSON.parse(result.stdout)).toMatchObject({id, status: 'PAID'})
-      expect(result.stderr).toMatch(/^\d\d:\d\d:\d\d PIX_QRCODE_GENERATED\n\d\d:\d\d:\d\d PIX_QRCODE_GENERATED → PAID\n$/)
+      expect(result.stderr).toMatch(/^\d\d:\d\d:\d\d UTC(?:[+-]\d+(?::\d\d)?)? PIX_QRCODE_GENERATED\n\d\d:\d\d:\d\d UTC(?:[+-]\d+(?::\d\d)?)? PIX_QRCODE_GENERATED → PAID\n$/)
+    })
+
+    it('--watch prints its times in the operator\'s zone (TZ), with the zone, as the tables do', async () => {
+      const {id} = await create()
+      const now = Date.parse('2026-11-21T14:03:07Z')
+      const zoned = await runCommand(['tx', 'get', id, '--watch', '--until', 'PIX_QRCODE_GENERATED'], {env: {...env, TZ: 'America/Sao_Paulo'}, now: () => now})
+      expect(zoned.code, zoned.stderr).toBe(0)
+      expect(zoned.stderr).toMatch(/^11:03:07 UTC-3 PIX_QRCODE_GENERATED\n/)
+      const utc = await runCommand(['tx', 'get', id, '--watch', '--until', 'PIX_QRCODE_GENERATED'], {env: {...env, TZ: 'UTC'}, now: () => now})
+      expect(utc.stderr).toMatch(/^14:03:07 UTC PIX_QRCODE_GENERATED\n/)
     })
 
     it('--watch in human mode shows the record once it reaches --until', async () => {

@@ -181,6 +181,22 @@ describe('the .deb', () => {
       expect(removing).toContain('rm -rf -- "${GATEWAY_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/gateway}"')
     })
 
+    it('EXAMPLES holds every example of every command\'s --help, filled as the help shows it, and no Markdown link', () => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {hidden?: boolean; examples?: Array<string | {command: string}>}>}
+      const examples = section('EXAMPLES').replace(/\\e/g, '\\').replace(/\\\[u([0-9A-F]{4})\]/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+      let count = 0
+      for (const [id, command] of Object.entries(manifest.commands)) {
+        if (command.hidden) continue
+        for (const example of command.examples ?? []) {
+          const text = (typeof example === 'string' ? example : example.command).replaceAll('<%= config.bin %>', 'gateway').replaceAll('<%= command.id %>', id.replaceAll(':', ' '))
+          expect(examples, `${id}: ${text}`).toContain(`\n${text.replace(/^([.'])/, '\\&$1')}\n`)
+          count++
+        }
+      }
+      expect(count).toBeGreaterThan(50)
+      expect(man).not.toMatch(/\]\(/)
+    })
+
     it('renders without warnings', () => {
       const render = spawnSync('groff', ['-man', '-Tutf8', '-ww', '-z'], {input: man, encoding: 'utf8'})
       if (render.error) return expect.soft(render.error.message, 'groff is not installed: the man page is not rendered here').toBe('')

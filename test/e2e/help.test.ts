@@ -100,7 +100,7 @@ describe('usage lines', () => {
       expect(lines, id).toHaveLength(2)
       expect(lines[0], id).not.toContain('--batch')
       expect(lines[0], id).toContain('--amount <cents>')
-      expect(lines[1], id).toMatch(/--batch <file> \[--concurrency <value>\] \[--max-rows <rows>\] \[--max-total <cents>\]/)
+      expect(lines[1], id).toMatch(/--batch <file> \[--sheet <name>\] \[--concurrency <value>\] \[--max-rows <rows>\] \[--max-total <cents>\]/)
       expect(lines[1], id).not.toContain('--amount')
     }
     expect(all['sandbox:start']).toContain('[--faults <rate> [--fault-kinds <list>] [--fault-seed <value>]]')

@@ -92,7 +92,7 @@ describe('screens that fit the terminal', () => {
     const lines = linesOf(result.output)
     expect(lines.filter(isQrLine)).toEqual([])
     expect(result.output).toMatch(/The QR code is not drawn: the terminal is too small for it \(it needs \d+ rows with the lines below it and the terminal has 24\)/)
-    expect(result.output).toMatch(/--qr-png FILE/)
+    expect(result.output).toMatch(/Get the image with `gateway tx get [0-9a-f-]{36} --qr-png FILE`/)
     expect(result.output).toMatch(/Pix copia e cola:\s+00020126/)
   })
 

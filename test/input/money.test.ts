@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {parseCents, requireAmount} from '../../src/input/money.js'
+import {parseCents, reaisDigitsToCents, requireAmount} from '../../src/input/money.js'
 
 const refusal = (text: string, flag = '--amount') => {
   const parsed = parseCents(text, flag)
@@ -49,6 +49,33 @@ describe('amounts as an operator in Brazil types them', () => {
     expect(parseCents(' 1050 ', '--amount')).toEqual({ok: true, cents: 1050})
     for (const typed of ['ten', '-10', '10,5,0', '1.0500', 'R$', 'US$ 10', '10 reais', '1.05.0']) {
       expect(refusal(typed)).toBe(`--amount must be an integer number of cents, e.g. 1000 for R$ 10,00; got "${typed}"`)
+    }
+  })
+})
+
+describe('reais become cents exactly (decimal arithmetic on the digits, never a float times 100)', () => {
+  // Each of these is one cent short as a float times 100 cut down (19.99 * 100 is 1998.9999999999998),
+  // and a float times 100 rounded is right only by luck of the rounding.
+  it.each([
+    ['19,99', 1999],
+    ['1,15', 115],
+    ['4,35', 435],
+    ['0,29', 29],
+    ['781,62', 78162],
+    ['1.050,00', 105000],
+    ['R$ 1.050,00', 105000],
+    ['8.888,81', 888881],
+    ['0,07', 7],
+    ['1.234.567,89', 123456789],
+  ])('%s is %i cents', (typed, cents) => {
+    expect(refusal(typed)).toMatch(new RegExp(`is --amount ${cents}$|would be ${cents} cents`))
+    expect(reaisDigitsToCents(typed.replace(/^R\$\s*/, ''))).toBe(cents)
+  })
+
+  it('every amount of two decimals from 0,00 to 99,99 becomes exactly its cents', () => {
+    for (let cents = 0; cents < 10_000; cents++) {
+      const typed = `${Math.trunc(cents / 100)},${String(cents % 100).padStart(2, '0')}`
+      expect(reaisDigitsToCents(typed)).toBe(cents)
     }
   })
 })

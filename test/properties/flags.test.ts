@@ -220,6 +220,7 @@ const EXEMPT: Record<string, string> = {
   profile: 'any name is a profile name; an unknown one has no login (exit 3)',
   snapshot: 'opaque: only the gateway knows its snapshots (answered 422)',
   message: 'free text: the error message a failed withdrawal is given (sandbox settle --fail)',
+  sheet: 'any text names a sheet: a workbook without it is refused when it is read (exit 2), and a CSV has none',
 }
 
 /** Valid flags for each command, so that the one wrong flag is the only problem. */

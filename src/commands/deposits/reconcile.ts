@@ -39,18 +39,19 @@ EXIT CODES
 
   static override flags = {
     json: jsonFlag('{summary, rows}: the counts and amounts per class, and one row per expected line and unknown deposit'),
-    expected: Flags.string({description: 'The file of expected charges: CSV with a header, or NDJSON; - for stdin.', helpValue: '<file>', required: true}),
+    expected: Flags.string({description: 'The file of expected charges: a workbook (.xlsx), CSV with a header (comma, semicolon or tab; UTF-8 or Windows-1252), or NDJSON; - for stdin.', helpValue: '<file>', required: true}),
+    sheet: Flags.string({description: 'Of a workbook given to --expected: the sheet to read (default the first).', helpValue: '<name>'}),
     ...flagsOf(reconcileFilterFields({now: 0})),
     output: Flags.string({
-      description: 'Format: table (a table per class that needs attention and a summary; the default), or csv, ndjson, json (one row per expected line and unknown deposit).',
-      options: ['table', 'csv', 'ndjson', 'json'],
+      description: 'Format: table (a table per class that needs attention and a summary; the default), or csv, ndjson, json, xlsx (one row per expected line and unknown deposit; xlsx, a workbook, to a file or a pipe).',
+      options: ['table', 'csv', 'ndjson', 'json', 'xlsx'],
     }),
     concurrency: Flags.integer({description: 'Pages of deposits fetched at once (1 to 16).', default: 4, min: 1, max: 16}),
     'max-rows': Flags.integer({description: `Refuse an expected file of more rows than this (default ${MAX_EXPECTED_ROWS}).`, min: 1, max: MAX_EXPECTED_ROWS, helpValue: '<rows>'}),
   }
 
   async run(): Promise<ReconcileDocument | undefined> {
-    const {expected, output, concurrency, 'max-rows': maxRows, ...fields} = this.flags
-    return depositsReconcile({expected, fields, output, concurrency, maxRows}, this.ctx)
+    const {expected, output, concurrency, 'max-rows': maxRows, sheet, ...fields} = this.flags
+    return depositsReconcile({expected, fields, output, concurrency, maxRows, sheet}, this.ctx)
   }
 }

@@ -8,14 +8,14 @@ import {depositFilterFields, PER_PAGE_ALL} from '../../input/deposits.js'
 import {flagsOf} from '../../input/flag-definitions.js'
 import {buildFromFlags, refuse} from '../../input/fields.js'
 import {outputFileFlag, toOutputFile} from '../../output/file.js'
-import {outputFormat} from '../../output/printer.js'
+import {outputFormat, refuseWorkbookToTerminal} from '../../output/printer.js'
 import type {Summary} from '../../summary/aggregate.js'
 
 /** The largest page the gateway gives: the fewest requests for one walk. */
 /** Width of the chart when stdout has none (a pipe or a file). */
 const CHART_WIDTH = 80
 
-export const SUMMARY_FORMATS = ['table', 'csv', 'json'] as const
+export const SUMMARY_FORMATS = ['table', 'csv', 'json', 'xlsx'] as const
 
 export interface DepositsSummaryOptions {
   /** The filter flags of depositFilterFields, as parsed. */
@@ -70,7 +70,8 @@ async function checkWritable(file: string): Promise<void> {
  */
 export async function depositsSummary(options: DepositsSummaryOptions, ctx: CommandContext): Promise<SummaryDocument> {
   const format = outputFormat(ctx, options.output)
-  if (!(SUMMARY_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--output must be table, csv or json; got "${format}"`)
+  if (!(SUMMARY_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--output must be table, csv, json or xlsx; got "${format}"`)
+  refuseWorkbookToTerminal(ctx, format)
   const chart = chartChoice(options.chart)
   const zone = ctx.env.TZ || undefined
   const table = depositFilterFields({now: ctx.now(), zone})
@@ -123,6 +124,13 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
     const writer = new CsvWriter(ctx.io.stdout, SUMMARY_CSV)
     await writer.writeAll(summaryLines(summary))
     await writer.end()
+  } else if (format === 'xlsx') {
+    const {recordSink} = await import('../../output/stream.js')
+    const {SUMMARY_CSV, SUMMARY_WORKBOOK} = await import('../../render/summary.js')
+    const {summaryLines} = await import('../../summary/aggregate.js')
+    const writer = await recordSink(ctx.io.stdout, 'xlsx', SUMMARY_CSV, {...SUMMARY_WORKBOOK, zone: summary.timeZone})
+    await writer.records(summaryLines(summary))
+    await writer.end()
   } else if (summary.total.count > 0) {
     await printHuman(summary, chart, ctx)
   }
@@ -172,7 +180,7 @@ The table shows BRL, right-aligned; after it, a bar chart of the amount paid eac
   static override flags = {
     json: jsonFlag('the totals: {timeZone, filters, snapshot, rows (day and status), days, total}, amounts in cents'),
     ...flagsOf(depositFilterFields({now: 0})),
-    output: Flags.string({description: 'Format: table (with the chart, the default), csv or json.', options: [...SUMMARY_FORMATS]}),
+    output: Flags.string({description: 'Format: table (with the chart, the default), csv, json or xlsx (a workbook: to --output-file or a pipe).', options: [...SUMMARY_FORMATS]}),
     chart: Flags.string({
       description: 'png FILE: write the chart of the daily paid amount as a PNG image as well; none: leave the terminal chart out.',
       helpValue: 'png FILE|none',

@@ -28,15 +28,15 @@ ${batchHelp({
     'A repeatable field (item, metadata) holds one value per line of its cell, or a JSON array (in NDJSON a list; metadata also an object); physical is true or false. The results carry each charge\'s copy-and-paste code (pixCode), to send to its payer.',
 })}
 
-A CSV batch:
-  amount,external-code,customer-name,customer-email
-  7980,order-4711,Maria Silva,maria@example.com
-  1500,order-4712,João Souza,joao@example.com`
+A CSV batch (a customer needs a name and a document, CPF or CNPJ):
+  amount,external-code,customer-name,customer-document,customer-email
+  7980,order-4711,Maria Silva,529.982.247-25,maria@example.com
+  1500,order-4712,João Souza,111.444.777-35,joao@example.com`
 
   /** Written out: oclif's own would nest the single charge's flags under --concurrency. */
   static override usage = [
     "<%= command.id %> (--amount <cents> | --body <file>) [--external-code <value>] [--idempotency-key <value>] [--webhook-url <value>] [--expiration-seconds <seconds>] [CUSTOMER FLAGS] [SELLER FLAGS] [ADDRESS FLAGS] [--item <value>...] [--metadata <value>...] [--qr] [--qr-png <file>] [--fields <list>] [--allow-repeats] [GLOBAL FLAGS]",
-    '<%= command.id %> --batch <file> [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
+    '<%= command.id %> --batch <file> [--sheet <name>] [--concurrency <value>] [--max-rows <rows>] [--max-total <cents>] [-y] [--dry-run] [--output table|json|ndjson|csv] [--allow-repeats] [GLOBAL FLAGS]',
   ]
 
   static override examples = [

@@ -17,6 +17,8 @@ export interface WebhooksResendOptions {
 
 export interface ResendResult {
   accepted: true
+  /** How many notifications matched: never known, since the gateway's 201 has no body. */
+  matched: null
   request: ResendBody
 }
 
@@ -63,13 +65,13 @@ export async function webhooksResend(options: WebhooksResendOptions, ctx: Comman
     }
     throw error
   }
-  const result: ResendResult = {accepted: true, request: body}
+  const result: ResendResult = {accepted: true, matched: null, request: body}
   if (ctx.globals.json) return result
   const selection = body.referenceId ? `with reference id ${body.referenceId}` : `created from ${body.startDate} to ${body.endDate}`
   const narrowed = [body.status ? `status ${body.status.join(' or ')}` : '', body.tags ? `tag ${body.tags.join(' or ')}` : ''].filter(Boolean).join(', ')
   ctx.out(`${ctx.paint('green', '✓')} Resend ${ctx.paint('bold', 'ACCEPTED')}: notifications ${selection}${narrowed ? `, ${narrowed}` : ''}`)
   if (body.overrideURL) ctx.out(`  To: ${body.overrideURL} (instead of each notification's own URL)`)
-  ctx.note('Accepted is not delivered: the gateway sends them on its own time. Watch them arrive with `gateway webhooks listen`.')
+  ctx.note(`Accepted is not delivered, and the gateway does not say how many notifications matched (its 201 has no body): none may match. It sends them on its own time. Watch them arrive with \`${ctx.bin} webhooks listen\`.`)
   return result
 }
 
@@ -83,7 +85,7 @@ Narrow them with --status (RECEIVED, SENT, FAILED, ERROR; repeatable, any case) 
 
 --from and --to take an ISO date-time, a date (that day's start or end in your time zone, TZ), or a time before now (30m, 24h, 7d). Everything is checked before anything is sent: both selections or neither, a date in the future, or --from after --to exit 2.
 
-The endpoint needs the ${RESEND_SCOPE} scope: when the cached token lacks it, the command exits 3 before sending and says how to get it. The gateway answers 201 when it accepts the request: acceptance, not delivery.`
+The endpoint needs the ${RESEND_SCOPE} scope: when the cached token lacks it, the command exits 3 before sending and says how to get it. The gateway answers 201 when it accepts the request, with no body: acceptance, not delivery, and it does not say how many notifications matched (none may have).`
 
   static override examples = [
     {description: 'Every FAILED notification of the last 10 minutes', command: '<%= config.bin %> <%= command.id %> --status FAILED --from 10m'},
@@ -95,7 +97,7 @@ The endpoint needs the ${RESEND_SCOPE} scope: when the cached token lacks it, th
   ]
 
   static override flags = {
-    json: jsonFlag('{accepted: true, request} with the body that was sent'),
+    json: jsonFlag('{accepted: true, matched: null, request}: the body that was sent; matched is null because the gateway does not say how many notifications matched'),
     ...flagsOf(resendFields({now: 0})),
   }
 
