@@ -82,35 +82,12 @@ export async function txCreate(options: TxCreateOptions, ctx: CommandContext): P
 }
 
 /**
- * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
- * removed again when it did not exist), so a missing folder, a read-only file and a name the file
- * system refuses are all caught while nothing has been charged.
+ * Refuses, before anything is sent, a path that cannot be written: a folder, a folder that does not
+ * exist or is not writable, another user's file (src/output/file.ts, checkFileTarget).
  */
 async function checkWritable(file: string, flag: string): Promise<void> {
-  const {open, rm, stat} = await import('node:fs/promises')
-  const {dirname, resolve} = await import('node:path')
-  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
-  const path = resolve(file)
-  const existing = await stat(path).catch(() => undefined)
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  try {
-    const handle = await open(path, 'a')
-    await handle.close()
-    if (!existing) await rm(path, {force: true})
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? `the folder ${dirname(path)} does not exist or is not writable`
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? existing
-            ? 'the file is read-only'
-            : `the folder ${dirname(path)} does not exist or is not writable`
-          : code === 'ENAMETOOLONG'
-            ? 'the name is too long'
-            : (error as Error).message
-    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
-  }
+  const {checkFileTarget} = await import('../output/file.js')
+  checkFileTarget(file, flag)
 }
 
 async function writePng(file: string, created: TxCreateResult, ctx: CommandContext): Promise<void> {
@@ -120,14 +97,15 @@ async function writePng(file: string, created: TxCreateResult, ctx: CommandConte
     return
   }
   const {pngBytes} = await import('../render/qr.js')
-  const {writeFile} = await import('node:fs/promises')
+  const {causeInWords, writeFileWhole} = await import('../output/file.js')
   try {
-    await writeFile(file, pngBytes(image), {mode: 0o644})
+    await writeFileWhole(file, pngBytes(image), {flag: '--qr-png', mode: 0o644})
   } catch (error) {
-    // The charge exists: say so, with what is needed to find it again, beside the failure.
-    const {ReportedError} = await import('../cli/errors.js')
+    // The charge exists: say so, and how to get its image without making another, in one line.
+    const {ReportedError, WriteError} = await import('../cli/errors.js')
     const {createdLines} = await import('../render/transaction.js')
-    throw new ReportedError(new Error(`the charge ${created.id} was created, but --qr-png could not write ${file}: ${(error as Error).message}`), {
+    const why = error instanceof WriteError && error.cause ? causeInWords(error.cause) : (error as Error).message
+    throw new ReportedError(new WriteError(`the charge ${created.id} was created, but --qr-png ${file} could not be written (${why}). Get its image without a new charge: ${ctx.bin} tx get ${created.id} --qr-png ${file}`), {
       lines: [...createdLines(created, ctx.paint), `  Idempotency key: ${created.idempotencyKey}`],
       json: {transaction: created},
     })
