@@ -259,10 +259,11 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
     file,
     stream,
     get failure() {
-      return failure
+      // Failed, with its 'error' event still to come (on the next tick): the failure is known already.
+      return failure ?? (stream.errored ? fail(stream.errored) : undefined)
     },
     async write(chunk) {
-      if (failure) throw failure as Error
+      if (sink.failure) throw sink.failure
       if (stream.destroyed) throw fail(new Error('the file was closed'))
       if (stream.write(chunk)) return
       await new Promise<void>((done, reject) => {
@@ -272,18 +273,18 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
         }
         const onClose = () => {
           stream.off('drain', onDrain)
-          reject(failure ?? fail(new Error('the file was closed')))
+          reject(sink.failure ?? fail(new Error('the file was closed')))
         }
         stream.once('drain', onDrain)
         stream.once('close', onClose)
       })
-      if (failure) throw failure as Error
+      if (sink.failure) throw sink.failure
     },
     async commit() {
       if (settled) throw new Error(`${name}: already ended`)
       settled = true
       try {
-        if (failure) throw failure as Error
+        if (sink.failure) throw sink.failure
         if (temporary) {
           const mode = target.kind === 'regular' ? target.mode! : options.mode & ~currentUmask()
           await fchmodAsync(fd, mode)
@@ -293,7 +294,7 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
           stream.end(() => done())
         })
         if (!stream.closed) await new Promise<void>((done) => stream.once('close', () => done()))
-        if (failure) throw failure as Error
+        if (sink.failure) throw sink.failure
         if (!temporary) return
         await renameAsync(temporary, target.path)
         pending.delete(temporary)

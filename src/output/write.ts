@@ -7,7 +7,7 @@ import type {Writable} from 'node:stream'
  * it may be stdout.
  */
 export async function writeText(out: Writable, text: string | Uint8Array): Promise<void> {
-  if (out.errored) throw out.errored
+  if (out.errored) return afterItsErrorEvent(out.errored)
   if (out.write(text)) return
   await new Promise<void>((resolve, reject) => {
     const done = (error?: Error | null) => {
@@ -20,9 +20,20 @@ export async function writeText(out: Writable, text: string | Uint8Array): Promi
     const onDrain = () => done()
     const onError = (error: Error) => done(error)
     const onClose = () => done(out.errored ?? new Error('the output was closed before everything was written'))
-    if (out.errored || out.destroyed) return onClose()
+    if (out.errored || out.destroyed) {
+      afterItsErrorEvent(out.errored ?? new Error('the output was closed before everything was written')).catch(reject)
+      return
+    }
     out.once('drain', onDrain)
     out.once('error', onError)
     out.once('close', onClose)
   })
+}
+
+/**
+ * A stream's failure, given once the stream has had its turn to say it: its 'error' event goes out
+ * on the next tick, and a listener there (stdout's: src/cli/outcome.ts, guardStdout) speaks first.
+ */
+function afterItsErrorEvent(error: Error): Promise<never> {
+  return new Promise((_resolve, reject) => setImmediate(() => reject(error)))
 }
