@@ -255,6 +255,10 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
     pending.delete(temporary)
     if (pending.size === 0) process.off('exit', sweep)
   }
+  const checkFailure = () => {
+    const known = sink.failure
+    if (known) throw known
+  }
   const sink: FileSink = {
     file,
     stream,
@@ -263,7 +267,7 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
       return failure ?? (stream.errored ? fail(stream.errored) : undefined)
     },
     async write(chunk) {
-      if (sink.failure) throw sink.failure
+      checkFailure()
       if (stream.destroyed) throw fail(new Error('the file was closed'))
       if (stream.write(chunk)) return
       await new Promise<void>((done, reject) => {
@@ -278,13 +282,13 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
         stream.once('drain', onDrain)
         stream.once('close', onClose)
       })
-      if (sink.failure) throw sink.failure
+      checkFailure()
     },
     async commit() {
       if (settled) throw new Error(`${name}: already ended`)
       settled = true
       try {
-        if (sink.failure) throw sink.failure
+        checkFailure()
         if (temporary) {
           const mode = target.kind === 'regular' ? target.mode! : options.mode & ~currentUmask()
           await fchmodAsync(fd, mode)
@@ -294,7 +298,7 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
           stream.end(() => done())
         })
         if (!stream.closed) await new Promise<void>((done) => stream.once('close', () => done()))
-        if (sink.failure) throw sink.failure
+        checkFailure()
         if (!temporary) return
         await renameAsync(temporary, target.path)
         pending.delete(temporary)
