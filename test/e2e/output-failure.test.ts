@@ -4,6 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {payoutCsv, payouts, sandboxWithdrawals} from '../helpers/batch.js'
 import {BIN, cleanEnv, runCli, unstamped} from '../helpers/cli.js'
 import {mountTmpfs, tmpfsRefusal, type Tmpfs} from '../helpers/tmpfs.js'
 import {loggedInSandbox} from '../helpers/world.js'
@@ -159,5 +160,38 @@ describe.skipIf(Boolean(refusal))('an export to a full disk, as a process', () =
     } finally {
       disk.empty()
     }
+  })
+})
+
+/**
+ * Batch results that cannot be written (stdout on a full disk, after the rows went through): exit 1,
+ * one line naming the output and the records made, and where they are kept (the journal), so that
+ * the results are had again without sending anything twice.
+ */
+describe.skipIf(!existsSync('/dev/full'))('batch results that cannot be written', () => {
+  const world = loggedInSandbox()
+
+  it('withdraw --batch --yes with stdout on /dev/full: exit 1, one line naming stdout and the payouts made', async () => {
+    const file = join(world.config.dir, '..', `payouts-${process.pid}.csv`)
+    writeFileSync(file, payoutCsv(payouts(3, 'full-batch')))
+    const result = await runIntoFullDisk(['withdraw', '--batch', file, '--yes', '--output', 'csv'], world.env)
+    expect(result.code).toBe(1)
+    const errors = unstamped(result.stderr)
+      .split('\n')
+      .filter((line) => line.startsWith('Error:'))
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toMatch(/^Error: cannot write the output to standard output \(\/dev\/full\): no space left on device \(ENOSPC\)\. (The withdrawal \S+ was made, idempotency key \S+; `gateway journal list` shows it|\d+ records were made before it, the last the withdrawal \S+ \(idempotency key \S+\); `gateway journal list` shows them)$/)
+    // Rows still in flight when the process ended are in the journal under the keys they were sent
+    // with: journal retry settles them with the gateway's records, sending no payout twice, and then
+    // the journal names every payout the run made.
+    const made = async () => (await sandboxWithdrawals(world.sandbox.baseUrl)).filter((withdrawal) => withdrawal.externalCode?.startsWith('full-batch-'))
+    const before = await made()
+    expect(before.length).toBeGreaterThan(0)
+    const retried = await runCli(['journal', 'retry', '--yes'], {env: world.env})
+    expect(retried.code, retried.stderr).toBe(0)
+    expect(await made()).toHaveLength(before.length)
+    const listed = await runCli(['journal', 'list', '--json'], {env: world.env})
+    const journal = JSON.parse(listed.stdout) as Array<{id?: string; idempotencyKey: string}>
+    for (const withdrawal of before) expect(journal.map((entry) => entry.id)).toContain(withdrawal.id)
   })
 })
