@@ -1,4 +1,3 @@
-import {randomBytes} from 'node:crypto'
 import {accessSync, close as closeFd, constants, fchmod, fsync, lstatSync, open, readFileSync, rename, statSync, unlinkSync, write, type Stats} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {Writable} from 'node:stream'
@@ -224,6 +223,8 @@ export async function openFileSink(file: string, options: FileOptions): Promise<
     if (target.kind === 'special') {
       fd = await openAsync(target.path, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOCTTY)
     } else {
+      // node:crypto loads only when a file is written.
+      const {randomBytes} = await import('node:crypto')
       temporary = join(dirname(target.path), `.${basename(target.path)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`)
       fd = await openAsync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
       if (pending.size === 0) process.on('exit', sweep)
