@@ -127,7 +127,7 @@ export function checkFileTarget(file: string, flag: string): Target {
     throw new PermissionError(`${flag} ${file} belongs to another user, ${ownerName(entry.uid)}: it is not replaced (their file could be read or kept by them); choose another name, or have them remove it`)
   }
   if (!writable(folder)) throw new UsageError(`${flag} ${file} cannot be written: the folder ${folder} is not writable`)
-  return entry?.isFile() ? {path, kind: 'regular', mode: entry.mode & 0o7777} : {path, kind: 'new'}
+  return entry?.isFile() ? {path, kind: 'regular', mode: entry.mode & 0o777} : {path, kind: 'new'}
 }
 
 function statOrUndefined(path: string): Stats | undefined {
