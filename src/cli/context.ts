@@ -94,6 +94,8 @@ export class CommandContext {
   streaming = false
   /** The records this run's charges and payouts made, in order: a failure after them names them. */
   readonly made: MadeRecord[] = []
+  /** Charges and payouts out at the gateway now, their answers not yet in (a batch's rows in flight): pending in the journal. */
+  sending = 0
   private opened?: Promise<Session>
   private storeInstance?: ProfileStore
   private folderChecked = false

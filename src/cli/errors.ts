@@ -84,6 +84,18 @@ export class UsageError extends CliError {
   readonly code = 'USAGE'
 }
 
+/** A file the CLI writes could not be written whole (a full disk, an I/O error): the target was left as it was. */
+export class WriteError extends CliError {
+  readonly exitCode = ExitCode.Unexpected
+  readonly code = 'WRITE_FAILED'
+}
+
+/** A file or folder the CLI must not touch: another user's, refused before anything is read or sent. */
+export class PermissionError extends CliError {
+  readonly exitCode = ExitCode.Auth
+  readonly code = 'PERMISSION'
+}
+
 /** A watch ran out of time before the record reached the awaited status. */
 export class WatchTimeoutError extends CliError {
   readonly exitCode = ExitCode.WatchTimeout

@@ -160,6 +160,11 @@ export function outputFailureLine(ctx: CommandContext, error: NodeJS.ErrnoExcept
   } else if (made.length > 1 && last) {
     line += `. ${made.length} records were made before it, the last the ${last.one} ${last.id} (idempotency key ${last.idempotencyKey}); \`${ctx.bin} journal list\` shows them`
   }
+  if (ctx.sending > 0) {
+    // Rows of a batch still out at the gateway: their fate is unknown, their entries pending.
+    const more = ctx.sending === 1 ? '1 more was being sent' : `${ctx.sending} more were being sent`
+    line += `${made.length > 0 ? ';' : '.'} ${more}, pending in the journal: \`${ctx.bin} journal retry --yes\` settles ${ctx.sending === 1 ? 'it under its key' : 'them under their keys'}, sending nothing twice`
+  }
   return terminalText(`${label} ${line}\n`, {lines: true, color: ctx.io.color})
 }
 

@@ -98,6 +98,9 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
   let answer: Idempotent<T>
   let answered = false
   let signalled: NodeJS.Signals | undefined
+  // Out at the gateway until its record is in the journal and in ctx.made (below): a failure of the
+  // output meanwhile says how many are out (src/cli/outcome.ts, outputFailureLine).
+  ctx.sending++
   try {
     // A signal while the request is out: it is abandoned at once, its fate unknown, and the operator
     // is told how to settle it.
@@ -112,6 +115,7 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
     answered = true
   } catch (error) {
     answered = true
+    ctx.sending--
     if (signalled) {
       // No outcome is written: the entry stays pending, as its fate is unknown.
       if (options.interruptNote !== false) ctx.note(
@@ -144,8 +148,12 @@ export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, se
     ...(status === undefined ? {} : {status}),
     ...(answer.replayed ? {replayed: true} : {}),
   })
-  await appendOutcome(ctx, journal, done(entry))
-  ctx.made.push({one: send.one, id: answer.body.id, idempotencyKey: spec.idempotencyKey})
+  try {
+    await appendOutcome(ctx, journal, done(entry))
+    ctx.made.push({one: send.one, id: answer.body.id, idempotencyKey: spec.idempotencyKey})
+  } finally {
+    ctx.sending--
+  }
   if (answer.replayed) {
     // The gateway answered an earlier request's record: an earlier entry of this key, to this
     // gateway, left pending by a failure, is settled by the same answer.

@@ -79,13 +79,15 @@ async function writePng(file: string, created: TxCreateResult, ctx: CommandConte
     return
   }
   const {writeQrPng} = await import('./qr.js')
+  const {causeInWords} = await import('../output/file.js')
   try {
     await writeQrPng(file, image)
   } catch (error) {
-    // The charge exists: say so, with what is needed to find it again, beside the failure.
-    const {ReportedError} = await import('../cli/errors.js')
+    // The charge exists: say so, and how to get its image without making another, in one line.
+    const {ReportedError, WriteError} = await import('../cli/errors.js')
     const {createdLines} = await import('../render/transaction.js')
-    throw new ReportedError(new Error(`the charge ${created.id} was created, but --qr-png could not write ${file}: ${(error as Error).message}`), {
+    const why = error instanceof WriteError && error.cause ? causeInWords(error.cause) : (error as Error).message
+    throw new ReportedError(new WriteError(`the charge ${created.id} was created, but --qr-png ${file} could not be written (${why}). Get its image without a new charge: ${ctx.bin} tx get ${created.id} --qr-png ${file}`), {
       lines: [...createdLines(created, ctx.paint), `  Idempotency key: ${created.idempotencyKey}`],
       json: {transaction: created},
     })

@@ -42,12 +42,8 @@ export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise
     if (!image) {
       ctx.note('Warning: the gateway sent no QR image (qrCodeBase64); --qr-png wrote nothing.')
     } else {
-      const {writeQrPng} = await import('./qr.js')
-      try {
-        await writeQrPng(options.qrPng, image)
-      } catch (error) {
-        throw new Error(`--qr-png could not write ${options.qrPng}: ${(error as Error).message}`)
-      }
+      // A failed write is a WriteError naming the file and the cause in words (exit 1).
+      await (await import('./qr.js')).writeQrPng(options.qrPng, image)
       if (!ctx.globals.json) ctx.note(`QR code of transaction ${id} written to ${options.qrPng}`)
     }
   }

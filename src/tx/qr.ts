@@ -1,5 +1,4 @@
 import type {CommandContext} from '../cli/context.js'
-import {UsageError} from '../cli/errors.js'
 
 /** What `tx create` and `tx get` do with a charge's QR code: draw it on screen, or write its image. */
 
@@ -22,41 +21,17 @@ export async function drawQr(ctx: CommandContext, uri: string, after: readonly s
 }
 
 /**
- * Refuses, before anything is sent, a path that cannot be written: it is opened for writing (and
- * removed again when it did not exist), so a missing folder, a read-only file and a name the file
- * system refuses are all caught while nothing has been charged.
+ * Refuses, before anything is sent, a path that cannot be written: a folder, a folder that does not
+ * exist or is not writable, another user's file (src/output/file.ts, checkFileTarget).
  */
 export async function checkWritable(file: string, flag: string): Promise<void> {
-  const {open, rm, stat} = await import('node:fs/promises')
-  const {dirname, resolve} = await import('node:path')
-  if (!file.trim()) throw new UsageError(`${flag} needs a file name`)
-  const path = resolve(file)
-  const existing = await stat(path).catch(() => undefined)
-  if (existing?.isDirectory()) throw new UsageError(`${flag} ${file} is a folder, not a file`)
-  try {
-    const handle = await open(path, 'a')
-    await handle.close()
-    if (!existing) await rm(path, {force: true})
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? `the folder ${dirname(path)} does not exist or is not writable`
-        : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
-          ? existing
-            ? 'the file is read-only'
-            : `the folder ${dirname(path)} does not exist or is not writable`
-          : code === 'ENAMETOOLONG'
-            ? 'the name is too long'
-            : (error as Error).message
-    throw new UsageError(`${flag} ${file} cannot be written: ${why}`)
-  }
+  const {checkFileTarget} = await import('../output/file.js')
+  checkFileTarget(file, flag)
 }
-
 
 /** Writes a charge's QR image (the gateway's qrCodeBase64, a PNG of its copy-and-paste code) to `file`. */
 export async function writeQrPng(file: string, image: string): Promise<void> {
   const {pngBytes} = await import('../render/qr.js')
-  const {writeFile} = await import('node:fs/promises')
-  await writeFile(file, pngBytes(image), {mode: 0o644})
+  const {writeFileWhole} = await import('../output/file.js')
+  await writeFileWhole(file, pngBytes(image), {flag: '--qr-png', mode: 0o644})
 }

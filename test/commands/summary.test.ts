@@ -253,7 +253,7 @@ describe('deposits summary, against the full export', () => {
 
     it('refuses a path it cannot write before fetching anything (exit 2)', async () => {
       for (const [path, message] of [
-        [join(files, 'missing', 'paid.png'), /does not exist or is not writable/],
+        [join(files, 'missing', 'paid.png'), /cannot be written: the folder .*missing does not exist/],
         [files, /is a folder/],
       ] as const) {
         const before = await stats(sandbox.baseUrl)

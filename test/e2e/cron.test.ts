@@ -1,4 +1,4 @@
-import {execFileSync, spawn} from 'node:child_process'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -7,8 +7,11 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, runCli} from '../helpers/cli.js'
 import {control, startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
+import {tmpfsRefusal} from '../helpers/tmpfs.js'
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const tmpfsRefused = process.getuid?.() === 0 ? tmpfsRefusal() : 'mount -t tmpfs needs root'
+if (tmpfsRefused) console.log(`[skip] the README's export on a full disk: ${tmpfsRefused}`)
 
 interface CronJob {
   /** The crontab's variable lines before it (PATH=...), as cron puts them in the job's environment. */
@@ -159,6 +162,39 @@ describe("the README's crontab lines, run as cron runs them", () => {
     expect(refused.mail).toMatch(/503/)
     expect(files()).toEqual([csv])
     expect(read(join(dirs.exports, csv))).toBe(good)
+  })
+
+  it.skipIf(Boolean(tmpfsRefused))('the export on a full disk: exit 1, one line mailed naming the file and the disk, the last good file intact', async () => {
+    const export_ = job('gateway deposits list')
+    const {dirs, run, read, logIn} = machine('export-full')
+    // /var/exports on a small file system of its own.
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', dirs.exports], {encoding: 'utf8'})
+    expect(mounted.status, mounted.stderr).toBe(0)
+    try {
+      await logIn()
+      const done = await run(export_)
+      expect(done.code, done.mail).toBe(0)
+      const [csv] = readdirSync(dirs.exports)
+      const good = read(join(dirs.exports, csv))
+      // Filled to the last byte.
+      const filler = join(dirs.exports, 'filler')
+      for (;;) {
+        try {
+          writeFileSync(filler, Buffer.alloc(4096, 1), {flag: 'a'})
+        } catch {
+          break
+        }
+      }
+      const full = await run(export_)
+      expect(full.code).toBe(1)
+      expect(full.mail.split('\n').filter(Boolean)).toHaveLength(1)
+      expect(full.mail).toMatch(STAMPED_ERROR)
+      expect(full.mail).toContain(`cannot write --output-file ${join(dirs.exports, csv)}: the disk is full; the file was left as it was`)
+      expect(read(join(dirs.exports, csv))).toBe(good)
+      expect(readdirSync(dirs.exports).sort()).toEqual([csv, 'filler'].sort())
+    } finally {
+      spawnSync('umount', [dirs.exports])
+    }
   })
 
   it('the charge: a good run mails nothing; a failure mails its error and what journal retry did; the data file gets a line each run', async () => {

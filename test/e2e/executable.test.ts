@@ -176,6 +176,18 @@ describe('the single executable and the .deb', () => {
     expect(gateway(['journal', 'list', '--json']).code).toBe(0)
   })
 
+  it('an export or a QR image that cannot be written: exit 1, one line naming the file and the cause (and the charge made)', () => {
+    expect(gateway(['login', '--client-id', 'sandbox', '--client-secret-stdin'], {}, 'sandbox-secret').code).toBe(0)
+    const exported = gateway(['deposits', 'list', '--all', '--output', 'csv', '--output-file', '/dev/full'])
+    expect(exported.code).toBe(1)
+    expect(unstamped(exported.stderr)).toBe('Error: cannot write --output-file /dev/full: the disk is full\n')
+    const charged = gateway(['tx', 'create', '--amount', '1000', '--qr-png', '/dev/full'])
+    expect(charged.code).toBe(1)
+    const error = unstamped(charged.stderr).split('\n').filter((line) => line.startsWith('Error:'))
+    expect(error).toHaveLength(1)
+    expect(error[0]).toMatch(/^Error: the charge (\S+) was created, but --qr-png \/dev\/full could not be written \(the disk is full\)\. Get its image without a new charge: gateway tx get \1 --qr-png \/dev\/full$/)
+  })
+
   it('refuses bad input with exit 2, one line, nothing sent; a mistyped command likewise', () => {
     const refused = gateway(['tx', 'create', '--amount', '10.00'])
     expect(refused.code).toBe(2)

@@ -2,7 +2,9 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand, jsonFlag} from '../../base-command.js'
 import {flagsOf} from '../../input/flag-definitions.js'
-import {depositsReconcile, MAX_EXPECTED_ROWS, reconcileFilterFields, type ReconcileDocument} from '../../reconcile/run.js'
+import {ReportedError} from '../../cli/errors.js'
+import {outputFileFlag, toOutputFile} from '../../output/file.js'
+import {depositsReconcile, DiscrepanciesError, MAX_EXPECTED_ROWS, reconcileFilterFields, type ReconcileDocument} from '../../reconcile/run.js'
 
 export default class DepositsReconcile extends BaseCommand<typeof DepositsReconcile> {
   static override summary = 'Reconcile a file of expected charges against the deposits, by external code.'
@@ -19,7 +21,7 @@ export default class DepositsReconcile extends BaseCommand<typeof DepositsReconc
 A code paid once that also has open deposits is paid, the others listed under it. Deposits whose code is in no row are unknown. Each deposit counts once.
 
 THE FILE
-Each row: external-code and amount (integer cents), required; due-date (a date, or an ISO date-time) and document (the customer's CPF or CNPJ), optional. It is read with the same reader and checks as a --batch file (comma, semicolon or tab; field names in any case: externalCode, external_code). Every bad row is listed at once with its line (exit 2), and nothing is fetched before the whole file is valid.
+Each row: external-code and amount (integer cents) or amount-brl (reais, as 781,62 or R$ 1.050,00), required; due-date (a date, or an ISO date-time) and document (the customer's CPF or CNPJ), optional. It is read with the same reader and checks as a --batch file (comma, semicolon or tab; field names in any case: externalCode, external_code). Every bad row is listed at once with its line (exit 2), and nothing is fetched before the whole file is valid.
 
 THE WINDOW
 --from, --to, --status and --origin choose the deposits exactly as they do for deposits list (no --from or --to: every deposit). A deposit outside the window is not seen: its row is missing.
@@ -48,10 +50,13 @@ EXIT CODES
     }),
     concurrency: Flags.integer({description: 'Pages of deposits fetched at once (1 to 16).', default: 4, min: 1, max: 16}),
     'max-rows': Flags.integer({description: `Refuse an expected file of more rows than this (default ${MAX_EXPECTED_ROWS}).`, min: 1, max: MAX_EXPECTED_ROWS, helpValue: '<rows>'}),
+    'output-file': outputFileFlag('the report (a new file is 0600: it holds payers\' documents); kept when there are discrepancies (exit 10)'),
   }
 
   async run(): Promise<ReconcileDocument | undefined> {
-    const {expected, output, concurrency, 'max-rows': maxRows, sheet, ...fields} = this.flags
-    return depositsReconcile({expected, fields, output, concurrency, maxRows, sheet}, this.ctx)
+    const {expected, output, concurrency, 'max-rows': maxRows, sheet, 'output-file': outputFile, ...fields} = this.flags
+    // Discrepancies (exit 10) are a finished report: the file is kept.
+    const finished = (error: unknown) => error instanceof DiscrepanciesError || (error instanceof ReportedError && error.error instanceof DiscrepanciesError)
+    return toOutputFile(this.ctx, outputFile, {mode: 0o600, json: this.jsonEnabled(), finished}, () => depositsReconcile({expected, fields, output, concurrency, maxRows, sheet}, this.ctx))
   }
 }

@@ -50,17 +50,8 @@ function chartChoice(words: string[] | undefined): ChartChoice {
 
 /** Refuses a PNG path that cannot be written, before anything is fetched. */
 async function checkWritable(file: string): Promise<void> {
-  const {access, stat, constants} = await import('node:fs/promises')
-  const {dirname, resolve} = await import('node:path')
-  const path = resolve(file)
-  const existing = await stat(path).catch(() => undefined)
-  if (existing?.isDirectory()) throw new UsageError(`--chart png: ${file} is a folder; give a file name, e.g. ${file.replace(/\/?$/, '/paid.png')}`)
-  try {
-    await access(existing ? path : dirname(path), constants.W_OK)
-  } catch {
-    const why = existing ? 'it is not writable' : `the folder ${dirname(path)} does not exist or is not writable`
-    throw new UsageError(`--chart png: cannot write ${file}: ${why}`)
-  }
+  const {checkFileTarget} = await import('../../output/file.js')
+  checkFileTarget(file, '--chart png')
 }
 
 /**
@@ -105,13 +96,9 @@ export async function depositsSummary(options: DepositsSummaryOptions, ctx: Comm
 
   if (chart.png) {
     const {pngBarChart} = await import('../../summary/chart.js')
-    const {writeFile} = await import('node:fs/promises')
-    try {
-      await writeFile(chart.png, pngBarChart(summary.days))
-    } catch (error) {
-      // Checked writable before anything was fetched: a write that fails now (a full disk) is no usage error.
-      throw new Error(`cannot write the chart to ${chart.png}: ${(error as Error).message}`)
-    }
+    const {writeFileWhole} = await import('../../output/file.js')
+    // Checked before anything was fetched: a write that fails now (a full disk) is exit 1, naming the file.
+    await writeFileWhole(chart.png, pngBarChart(summary.days), {flag: '--chart png', mode: 0o644})
   }
 
   if (format === 'json') {
