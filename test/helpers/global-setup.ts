@@ -42,9 +42,13 @@ export function staleBuild(root: string): string | undefined {
 export default function setup(): void {
   const stale = staleBuild(ROOT)
   if (!stale) return
-  process.stderr.write(`The build is stale (${stale}): running npm run build first.\n`)
-  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], {cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit']})
-  if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status ?? build.signal}): the tests that run the built CLI cannot run`)
+  // The build empties dist/, the single executable and the .deb included: they are made again from the new build when they were there.
+  const packaged = existsSync(join(ROOT, 'dist', 'package', 'gateway'))
+  process.stderr.write(`The build is stale (${stale}): running npm run build${packaged ? ' and npm run package' : ''} first.\n`)
+  for (const script of packaged ? ['build.mjs', 'package.mjs'] : ['build.mjs']) {
+    const run = spawnSync(process.execPath, [join(ROOT, 'scripts', script)], {cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit']})
+    if (run.status !== 0) throw new Error(`node scripts/${script} failed (exit ${run.status ?? run.signal}): the tests that run the built CLI cannot run`)
+  }
   const still = staleBuild(ROOT)
   if (still) throw new Error(`the build is still stale after npm run build: ${still}`)
 }
