@@ -25,6 +25,8 @@ export default defineConfig({
     disableConsoleIntercept: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Each skipped test is listed at the end with the condition that skipped it, found by its location.
+    includeTaskLocation: true,
     reporters: ['default', './test/helpers/skip-reporter.ts'],
     projects: [
       {extends: true, test: {name: 'unit', include: ['test/**/*.test.ts'], exclude: NEEDS_BUILD}},
