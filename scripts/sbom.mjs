@@ -5,7 +5,7 @@
 // carried by no bundle (the build and test tools) is not listed. Then the Node runtime the single
 // executable and the .deb embed (scripts/runtime.mjs), and how that binary is fetched.
 //
-// Audit it with any CycloneDX-aware scanner (see the README's "Development"), or hold the listed
+// Audit it with any CycloneDX-aware scanner (see docs/development.md), or hold the listed
 // versions to npm's advisories with `npm audit` against the lockfile.
 import {createHash, randomUUID} from 'node:crypto'
 import {readFileSync, writeFileSync} from 'node:fs'

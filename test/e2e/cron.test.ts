@@ -1,5 +1,5 @@
 import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -34,6 +34,25 @@ function readmeJobs(): CronJob[] {
   })
 }
 
+/** The README's one-time set-up as root: the sh block marked `<!-- example: cron set-up -->`, a command a line. */
+function readmeSetUp(): string[] {
+  const block = /<!-- example: cron set-up -->\n```sh\n([\s\S]*?)```/.exec(README)
+  expect(block, 'the README shows the set-up as root in a sh block marked <!-- example: cron set-up -->').not.toBeNull()
+  return block![1].split('\n').filter((line) => line.trim() && !line.startsWith('#'))
+}
+
+/** The README's login of the crontab's user to the config folder, word for word. */
+function readmeLogin(): string {
+  const line = README.split('\n').find((text) => text.startsWith('GATEWAY_CONFIG_DIR=/etc/gateway gateway login '))
+  expect(line, 'the README shows the login to /etc/gateway').toBeDefined()
+  return line!
+}
+
+/** Another user can be taken on only as root, with setpriv. */
+const asRoot = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0
+/** The crontab's user, `ops` in the README: a uid of no one else on this machine. */
+const OPS = 23457
+
 /**
  * What cron hands /bin/sh: a `%` not escaped would end the command (the rest is stdin), and
  * `\%` is a `%`. The README's lines escape every one.
@@ -62,14 +81,19 @@ describe("the README's crontab lines, run as cron runs them", () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox({seedDeposits: 200, now: () => clock ?? Date.now()})
     root = mkdtempSync(join(tmpdir(), 'gateway-cron-'))
+    // Another user (the crontab's, in the last test) goes through it to the folders the set-up makes.
+    chmodSync(root, 0o755)
   })
   afterAll(async () => {
     await sandbox.close()
     rmSync(root, {recursive: true, force: true})
   })
 
-  /** A machine of its own for one job: a bin folder holding `gateway`, a HOME, the README's folders. */
-  function machine(name: string) {
+  /**
+   * A machine of its own for one job: a bin folder holding `gateway`, a HOME, the README's folders
+   * (unless `bare`: then the README's set-up makes them). `user` runs the jobs as that uid.
+   */
+  function machine(name: string, {bare = false, user}: {bare?: boolean; user?: number} = {}) {
     const base = join(root, name)
     const dirs = {
       bin: join(base, 'bin'),
@@ -79,7 +103,7 @@ describe("the README's crontab lines, run as cron runs them", () => {
       erp: join(base, 'srv-erp'),
       etc: join(base, 'etc-gateway'),
     }
-    for (const dir of [dirs.bin, dirs.home, dirs.log, dirs.exports, dirs.erp]) mkdirSync(dir, {recursive: true})
+    for (const dir of bare ? [dirs.bin, dirs.home] : [dirs.bin, dirs.home, dirs.log, dirs.exports, dirs.erp]) mkdirSync(dir, {recursive: true})
     // Where `npm install -g` puts the command: a link to the CLI's bin/run.js, beside the Node it
     // needs (22.19 or newer: the one running these tests), as a Node installed in /usr/local is.
     symlinkSync(BIN, join(dirs.bin, 'gateway'))
@@ -87,17 +111,17 @@ describe("the README's crontab lines, run as cron runs them", () => {
     const place = (text: string) =>
       text
         .replaceAll('/usr/local/bin', dirs.bin)
-        .replaceAll('/var/log/', `${dirs.log}/`)
-        .replaceAll('/var/exports/', `${dirs.exports}/`)
-        .replaceAll('/srv/erp/', `${dirs.erp}/`)
+        .replaceAll('/var/log/gateway', dirs.log)
+        .replaceAll('/var/exports', dirs.exports)
+        .replaceAll('/srv/erp', dirs.erp)
         .replaceAll('/etc/gateway', dirs.etc)
     // Spawned without blocking: the sandbox answering the line runs in this process.
-    const run = (job: CronJob) =>
+    const run = (job: CronJob, extra: string[] = []) =>
       new Promise<{code: number | null; mail: string}>((resolve, reject) => {
         const env = Object.entries(job.env).map(([key, value]) => `${key}=${place(value)}`)
-        const child = spawn('/usr/bin/env', ['-i', 'PATH=/usr/bin:/bin', 'SHELL=/bin/sh', `HOME=${dirs.home}`, 'LOGNAME=root', ...env, '/bin/sh', '-c', place(asCronRuns(job.command))], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
+        const line = ['-i', 'PATH=/usr/bin:/bin', 'SHELL=/bin/sh', `HOME=${dirs.home}`, `LOGNAME=${user === undefined ? 'root' : 'ops'}`, ...env, ...extra, '/bin/sh', '-c', place(asCronRuns(job.command))]
+        const [command, args] = user === undefined ? ['/usr/bin/env', line] : ['setpriv', [`--reuid=${user}`, `--regid=${user}`, '--clear-groups', '/usr/bin/env', ...line]]
+        const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe']})
         // What cron mails: everything the line prints, on either stream.
         let mail = ''
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => (mail += chunk))
@@ -114,7 +138,7 @@ describe("the README's crontab lines, run as cron runs them", () => {
       const login = await runCli(['login', '--base-url', sandbox.baseUrl, '--client-id', 'sandbox'], {env: {GATEWAY_CONFIG_DIR: dirs.etc, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
       expect(login.code, login.stderr).toBe(0)
     }
-    return {dirs, run, read, logIn}
+    return {dirs, run, read, logIn, place}
   }
 
   const STAMPED_ERROR = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z Error: /m
@@ -200,7 +224,7 @@ describe("the README's crontab lines, run as cron runs them", () => {
   it('the charge: a good run mails nothing; a failure mails its error and what journal retry did; the data file gets a line each run', async () => {
     const charge = job('gateway tx create')
     const {dirs, run, read, logIn} = machine('charge')
-    const data = join(dirs.log, 'gateway-charges.ndjson')
+    const data = join(dirs.log, 'charges.ndjson')
     const lines = () => read(data).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>)
 
     // No login: exit 3, the error document in the data file, the error mailed.
@@ -235,7 +259,7 @@ describe("the README's crontab lines, run as cron runs them", () => {
     await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', status: 503, count: 4})
     const refused = await run(charge)
     expect(refused.code).toBe(7)
-    const [line] = read(join(dirs.log, 'gateway-charges.ndjson')).split('\n')
+    const [line] = read(join(dirs.log, 'charges.ndjson')).split('\n')
     expect(JSON.parse(line).error).toMatchObject({exitCode: 7, status: 503})
     expect(refused.mail).toMatch(STAMPED_ERROR)
     // journal retry ran, after the failure, and replayed the pending charge under its key.
@@ -268,7 +292,7 @@ describe("the README's crontab lines, run as cron runs them", () => {
       }
       const day = execFileSync('date', ['-d', 'yesterday', '+%F'], {encoding: 'utf8', env: {PATH: '/usr/bin:/bin'}}).trim()
       const expected = join(dirs.erp, `expected-${day}.csv`)
-      const discrepancies = join(dirs.log, 'gateway-discrepancies.ndjson')
+      const discrepancies = join(dirs.log, 'discrepancies.ndjson')
 
       // Every charge paid as expected: nothing printed by either line, nothing logged.
       writeFileSync(expected, 'external-code,amount\nCRON-REC-0001,4990\n')
@@ -306,5 +330,42 @@ describe("the README's crontab lines, run as cron runs them", () => {
     } finally {
       await own.close()
     }
+  })
+
+  it.runIf(asRoot)('as a user who is not root, after the set-up as root the README shows: the charge, the export and the log of discrepancies are written, and nothing is mailed', async () => {
+    const {dirs, run, read, place} = machine('as-ops', {bare: true, user: OPS})
+    // The set-up, as root, word for word but for the folders (the test's own) and the user (a uid).
+    for (const line of readmeSetUp()) {
+      const setUp = spawnSync('/bin/sh', ['-c', place(line).replace(/ -o ops /g, ` -o ${OPS} `)], {encoding: 'utf8'})
+      expect(setUp.status, `${line}\n${setUp.stderr}`).toBe(0)
+    }
+    expect(statSync(dirs.etc).uid).toBe(OPS)
+    expect(statSync(dirs.etc).mode & 0o777).toBe(0o700)
+    // The login, as the user, word for word but for the gateway and its client.
+    const login = await run(
+      {env: {}, command: readmeLogin().replace('https://api.example.com', sandbox.baseUrl).replace('my-client', 'sandbox')},
+      ['PATH=' + dirs.bin + ':/usr/bin:/bin', 'GATEWAY_CLIENT_SECRET=sandbox-secret'],
+    )
+    expect(login.code, login.mail).toBe(0)
+    expect(statSync(join(dirs.etc, 'credentials.json')).uid).toBe(OPS)
+
+    const charge = await run(job('gateway tx create'))
+    expect(charge.code, charge.mail).toBe(0)
+    expect(charge.mail).toBe('')
+    const [made] = read(join(dirs.log, 'charges.ndjson')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as {id?: string})
+    expect(made.id).toMatch(/^[0-9a-f-]{36}$/)
+
+    const exported = await run(job('gateway deposits list'))
+    expect(exported.code, exported.mail).toBe(0)
+    expect(exported.mail).toBe('')
+    const [csv] = readdirSync(dirs.exports)
+    expect(statSync(join(dirs.exports, csv)).uid).toBe(OPS)
+
+    // The file of yesterday's expected charges, which the operator's system writes: one never paid.
+    const day = execFileSync('date', ['-d', 'yesterday', '+%F'], {encoding: 'utf8', env: {PATH: '/usr/bin:/bin'}}).trim()
+    writeFileSync(join(dirs.erp, `expected-${day}.csv`), 'external-code,amount\nCRON-OPS-0001,1000\n', {mode: 0o644})
+    await run(job('gateway deposits reconcile', 1))
+    const rows = read(join(dirs.log, 'discrepancies.ndjson')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as {class: string; externalCode: string})
+    expect(rows).toContainEqual(expect.objectContaining({class: 'missing', externalCode: 'CRON-OPS-0001'}))
   })
 })

@@ -206,7 +206,7 @@ describe('the .deb', () => {
 
   it('the README says what the man page says about NODE_OPTIONS and removal', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const installing = readme.slice(readme.indexOf('### Installing'), readme.indexOf('\n## ', readme.indexOf('### Installing')))
+    const installing = readme.slice(readme.indexOf('## Installing'), readme.indexOf('\n## ', readme.indexOf('## Installing') + 1))
     expect(installing).toMatch(/NODE_OPTIONS/)
     expect(installing).toMatch(/run directly[^.]*ignores `NODE_OPTIONS` too/)
     expect(installing).toMatch(/`sudo dpkg -r gateway`[^.]*leaves/)

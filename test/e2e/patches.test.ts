@@ -12,7 +12,7 @@ import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
  * What each group of the build's patches of dependencies (PATCHES and the stand-ins in
  * scripts/build.mjs) is there for, seen from a real process: the build fails when a patch's text is
  * no longer in the package, and these fail when a patch still applies but no longer does its work
- * (a newer undici or oclif that loads the module another way). What each buys is in the README
+ * (a newer undici or oclif that loads the module another way). What each buys is in docs/development.md
  * ("Dependency patches").
  */
 const PRELOAD = `

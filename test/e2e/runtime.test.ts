@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -65,13 +65,46 @@ describe('the runtime', () => {
     })
     afterAll(() => rmSync(work, {recursive: true, force: true}))
 
-    it.skipIf(olderNodes.length === 0)('is told in one line which Node the CLI needs, exit 1, whatever the command', () => {
+    it.skipIf(olderNodes.length === 0)('started from a checkout, runs the CLI again on the checkout’s own Node: the same output and exit code, whatever the command', () => {
+      for (const {path} of olderNodes) {
+        for (const args of [['--version'], ['tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--json'], ['tx', 'create', '--amount', '10.00']]) {
+          const options = {encoding: 'utf8' as const, env: {...env, GATEWAY_CONFIG_DIR: join(work, 'config')}, timeout: 30_000}
+          const old = spawnSync(path, [BIN, ...args], options)
+          const pinned = spawnSync(process.execPath, [BIN, ...args], options)
+          expect(old.status, `${path} ${args.join(' ')}: ${old.stderr}`).toBe(pinned.status)
+          expect(old.stdout).toBe(pinned.stdout)
+          const stamp = (text: string) => text.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /gm, '')
+          expect(stamp(old.stderr)).toBe(stamp(pinned.stderr))
+        }
+        expect(spawnSync(path, [BIN, '--version'], {encoding: 'utf8', env}).stdout).toMatch(new RegExp(` node-${PINNED.replaceAll('.', '\\.')}\\n$`))
+      }
+    })
+
+    it.skipIf(olderNodes.length === 0)('a Ctrl-C reaches the CLI on the checkout’s own Node, and its exit code comes back', () => {
+      const [{path}] = olderNodes
+      const stop = (node: string) => spawnSync('/bin/sh', ['-c', `${node} ${BIN} sandbox start --port 0 --json & pid=$!; sleep 4; kill -INT $pid; wait $pid`], {encoding: 'utf8', env, timeout: 30_000})
+      const [old, pinned] = [stop(path), stop(process.execPath)]
+      // The sandbox was up (it printed where it listens), stopped on SIGINT as it does on the pinned Node, and the older Node's process ended as it ended.
+      expect(old.stdout).toMatch(/"baseUrl":"http:\/\/127\.0\.0\.1:\d+"/)
+      expect(old.status).toBe(pinned.status)
+    })
+
+    it.skipIf(olderNodes.length === 0)('without the checkout’s own Node, is told in one line which Node the CLI needs, and in a checkout the command that installs it; exit 1', () => {
       for (const {path, version} of olderNodes) {
-        for (const args of [['--version'], ['tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--json'], ['sandbox', 'start']]) {
-          const run = spawnSync(path, [BIN, ...args], {encoding: 'utf8', env: {...env, GATEWAY_CONFIG_DIR: join(work, 'config')}, timeout: 30_000})
-          expect(run.status, `${path} ${args.join(' ')}`).toBe(1)
-          expect(run.stdout).toBe('')
-          expect(run.stderr).toBe(`gateway needs Node.js 22.19 or newer; this is Node.js v${version} (${realpathSync(path)})\n`)
+        for (const checkout of [true, false]) {
+          // bin/run.js alone, as in a checkout before `npm ci` (it has package-lock.json) or an installed package (it has none).
+          const copy = mkdtempSync(join(work, 'copy-'))
+          mkdirSync(join(copy, 'bin'))
+          copyFileSync(BIN, join(copy, 'bin', 'run.js'))
+          writeFileSync(join(copy, 'bin', 'package.json'), '{"type": "commonjs"}\n')
+          if (checkout) writeFileSync(join(copy, 'package-lock.json'), '{}\n')
+          for (const args of [['--version'], ['tx', 'get', '3f0c1c8e-2a4b-4f7e-9d51-6b8f0a6e2c11', '--json'], ['sandbox', 'start']]) {
+            const run = spawnSync(path, [join(copy, 'bin', 'run.js'), ...args], {encoding: 'utf8', env: {...env, GATEWAY_CONFIG_DIR: join(work, 'config')}, timeout: 30_000})
+            expect(run.status, `${path} ${args.join(' ')}`).toBe(1)
+            expect(run.stdout).toBe('')
+            const install = checkout ? `; \`npm ci\` in ${join(copy, 'bin', '..')} installs the checkout's own Node, which it then runs on` : ''
+            expect(run.stderr).toBe(`gateway needs Node.js 22.19 or newer; this is Node.js v${version} (${realpathSync(path)})${install}\n`)
+          }
         }
       }
     })

@@ -2,7 +2,7 @@ import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-/** Where the reliability tests leave the figures the README quotes: one JSON file per test file. */
+/** Where the reliability tests leave the figures docs/security.md quotes (Reliability): one JSON file per test file. */
 export const FIGURES_DIR = fileURLToPath(new URL('../../reports/reliability', import.meta.url))
 
 /**
