@@ -1,6 +1,6 @@
 import {ConfigError} from './errors.js'
 import {isLiteralLoopback} from './proxy.js'
-import {USERINFO_RULE, userinfoProblem, userinfoSpan, withoutUserinfo} from './redact.js'
+import {userinfoProblem, userinfoSpan, withoutUserinfo} from './redact.js'
 
 /** The embedded sandbox's default address: where a fresh install points until `login --base-url`. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010'
@@ -24,15 +24,16 @@ export function checkBaseUrl(input: string, flag = '--base-url'): string {
   })()
   if (userinfoSpan(input)) {
     const problem = userinfoProblem(input)
-    throw new ConfigError(`${flag} must not carry credentials${problem ? ` (and ${problem})` : ''}: "${shown}"`, {
-      hint: 'Give the client id with --client-id and the secret on stdin or in GATEWAY_CLIENT_SECRET, never in the URL.',
-    })
+    // One line, as every refusal of input is: the rule and the way out together.
+    throw new ConfigError(
+      `${flag} must not carry credentials${problem ? ` (and ${problem})` : ''}: "${shown}"; give the client id with --client-id and the secret on stdin or in GATEWAY_CLIENT_SECRET, never in the URL`,
+    )
   }
   let url: URL
   try {
     url = new URL(input)
   } catch {
-    throw new ConfigError(`${flag} must be an absolute http(s) URL, got "${shown}"`, {hint: `Write it as https://HOST[:PORT][/PATH]; ${USERINFO_RULE}.`})
+    throw new ConfigError(`${flag} must be an absolute http(s) URL written https://HOST[:PORT][/PATH], got "${shown}"`)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(`${flag} must use https, got "${url.protocol}"`)
