@@ -546,12 +546,20 @@ export class GatewayClient {
   ): GatewayError {
     let text = message
     if (policy.stopped) text += ` (gave up ${policy.stopped})`
-    if (options.notSent) text += '; nothing was sent'
+    // "Not sent" speaks of every attempt, not the last one: once an earlier attempt may have reached
+    // the gateway, whatever a later one met (a proxy, a TLS handshake, a refused connection, an error
+    // of this program), the request may have been acted on.
+    const earlier = options.notSent === true && policy.reached
+    const notSent = options.notSent === true && !policy.reached
+    if (notSent) text += '; nothing was sent'
+    else if (earlier && request.idempotencyKey) {
+      text += `; an earlier attempt may have reached the gateway, which may have made it: \`gateway journal retry\` settles it with idempotency key ${request.idempotencyKey}`
+    } else if (earlier) text += '; an earlier attempt may have reached the gateway'
     // The outcome is unknown (or the gateway asked to come back later): the key makes the next try safe.
     else if (request.idempotencyKey && options.retryable) {
       text += `; idempotency key ${request.idempotencyKey}: send the request again with it to retry safely`
     }
-    return new Type(text, {...options, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
+    return new Type(text, {...options, notSent, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
   }
 
   private emit(line: string): void {

@@ -1,15 +1,18 @@
-import {createServer, type Socket} from 'node:net'
+import {readFileSync} from 'node:fs'
+import {connect, createServer, type Socket} from 'node:net'
+import {createServer as createTlsServer} from 'node:tls'
 
 import {Agent} from 'undici'
 import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 
 import {GatewayClient} from '../../src/api/client.js'
-import {CertificateRequiredError, InternalError, UnavailableError} from '../../src/api/errors.js'
+import {CertificateRequiredError, GatewayError, InternalError, UnavailableError} from '../../src/api/errors.js'
 import {memoryTokenStore} from '../../src/api/token.js'
 import {classifyFailure} from '../../src/api/network.js'
 import {describeError, ExitCode} from '../../src/cli/errors.js'
 import {stateAfter} from '../../src/journal/journaled.js'
 import {runCommand} from '../helpers/context.js'
+import {makePki, type Pki} from '../helpers/network.js'
 import {control, stats} from '../helpers/sandbox.js'
 import {loggedInSandbox} from '../helpers/world.js'
 
@@ -202,5 +205,109 @@ describe('a charge or payout that fails inside the program before it leaves', ()
     expect(retried.code).toBe(0)
     expect(JSON.parse(retried.stdout)).toMatchObject({retried: [], pending: 0})
     expect((await sent()).money).toBe(before.money)
+  })
+})
+
+/**
+ * The first attempt reaches the gateway, which acts, and its answer is lost (the sandbox's
+ * reset-after); the retry then fails before it could reach anything: a TLS handshake refused, a
+ * connection refused. Whatever the last attempt met, the request may have been acted on: pending,
+ * never "nothing was sent".
+ */
+describe('an answer lost, then a retry that fails before it leaves', () => {
+  const world = loggedInSandbox()
+  let pki: Pki
+  let front: {port: number; close(): Promise<void>} | undefined
+  beforeAll(() => {
+    pki = makePki()
+  })
+  afterEach(async () => {
+    await front?.close()
+    front = undefined
+    await fetch(`${world.sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
+  })
+  afterAll(() => pki.remove())
+
+  /**
+   * TLS on 127.0.0.1 in front of the sandbox, with the trusted certificate until the charge has gone
+   * through it; each connection after that as `later` says (an expired certificate, or closed before
+   * any byte).
+   */
+  const switchingFront = async (later: 'expired' | 'refused'): Promise<{port: number; close(): Promise<void>}> => {
+    let charged = false
+    const open = new Set<Socket>()
+    const upstream = Number(new URL(world.sandbox.baseUrl).port)
+    const serve = (options: {cert: string; key: string}) =>
+      createTlsServer({cert: readFileSync(options.cert), key: readFileSync(options.key)}, (socket) => {
+        const gateway = connect(upstream, '127.0.0.1')
+        // Once the charge has gone through to the gateway, every new connection fails.
+        socket.on('data', (chunk: Buffer) => {
+          if (!chunk.includes('POST /core/transaction')) return
+          charged = true
+          // Idle connections kept alive from before are closed, so that the retry needs a new one.
+          for (const other of open) if (other !== socket) other.destroy()
+        })
+        open.add(socket)
+        socket.on('close', () => open.delete(socket))
+        socket.pipe(gateway).pipe(socket)
+        const end = () => (socket.destroy(), gateway.destroy())
+        socket.on('error', end)
+        gateway.on('error', end)
+      }).on('tlsClientError', () => undefined)
+    const good = serve(pki.server)
+    const bad = serve(pki.expired)
+    const sockets = new Set<Socket>()
+    const server = createServer((socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+      if (!charged) good.emit('connection', socket)
+      else if (later === 'expired') bad.emit('connection', socket)
+      else socket.destroy()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return {
+      port: (server.address() as {port: number}).port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy()
+          server.close(() => resolve())
+        }),
+    }
+  }
+
+  const charge = {amount: 1000, paymentMethod: 'PIX', pix: {}, idempotencyKey: '7d2a0c1e-2a4b-4f7e-9d51-6b8f0a6e2c12'}
+  const charges = async () => (await stats(world.sandbox.baseUrl)).byRoute['POST /core/transaction'] ?? 0
+
+  it.each([
+    ['a TLS handshake that fails (an expired certificate)', 'expired' as const],
+    ['a connection closed before any byte', 'refused' as const],
+  ])('the retry meets %s: the charge was made, the entry stays pending, the message says so', async (_name, later) => {
+    front = await switchingFront(later)
+    await control(world.sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/transaction', kind: 'reset-after'})
+    const before = await charges()
+    const client = new GatewayClient({
+      baseUrl: `https://127.0.0.1:${front.port}`,
+      retries: 2,
+      sleep: async () => {},
+      tls: {caFile: pki.ca},
+      tokens: memoryTokenStore({clientId: 'sandbox', clientSecret: 'sandbox-secret'}),
+    })
+    // The token first, over the first (trusted) connection, kept alive for the charge.
+    const error = await client
+      .request('POST', '/core/transaction', {json: charge, idempotencyKey: charge.idempotencyKey, context: 'the charge'})
+      .catch((caught: unknown) => caught)
+    await client.close()
+    // The gateway made the charge on the first attempt.
+    expect(await charges()).toBe(before + 1)
+    expect(error).toBeInstanceOf(GatewayError)
+    expect(error).toMatchObject({notSent: false})
+    expect(stateAfter(error)).toBe('pending')
+    expect((error as Error).message).not.toContain('nothing was sent')
+    if (later === 'expired') {
+      // The TLS failure is named, and the message says what the earlier attempt may have done.
+      expect((error as Error).message).toContain('expired certificate')
+      expect((error as Error).message).toContain('an earlier attempt may have reached the gateway, which may have made it: `gateway journal retry` settles it')
+    }
+    expect(describeError(error).exitCode).not.toBe(ExitCode.Usage)
   })
 })
