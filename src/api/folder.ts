@@ -1,5 +1,5 @@
-import {accessSync, constants, lstatSync, mkdirSync, readdirSync, statSync, type Stats} from 'node:fs'
-import {basename, join} from 'node:path'
+import {accessSync, constants, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, type Stats} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
 
 import {AuthError} from './errors.js'
 
@@ -50,8 +50,8 @@ export function checkConfigFolder(dir: string): void {
   }
   if (!info.isDirectory()) throw new FolderError(`the config folder ${dir} is not a folder`, {hint: `Remove it (\`rm ${quote(dir)}\`), or ${hintFor(dir)}`})
   if (uid !== undefined && info.uid !== uid) {
-    throw new FolderError(`the config folder ${dir} belongs to another user (uid ${info.uid}): its files could be changed by them`, {
-      hint: `Remove it (\`rm -r ${quote(dir)}\`, as its owner or root) so that it is made anew as yours, or ${hintFor(dir)}`,
+    throw new FolderError(`the config folder ${dir} belongs to another user, ${userName(info.uid)}: its files could be changed by them`, {
+      hint: anotherUsers(dir, info.uid, dir),
     })
   }
   if (uid !== undefined && (info.mode & 0o022) !== 0) {
@@ -95,12 +95,14 @@ export function checkConfigFile(path: string, uid = ownUid()): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw new FolderError(`${path} in the config folder cannot be read (${(error as NodeJS.ErrnoException).code})`)
   }
+  const name = basename(path)
   if (info.isSymbolicLink()) {
     throw new FolderError(`${path} in the config folder is a symbolic link: it is not followed`, {
-      hint: `Remove it (\`rm ${quote(path)}\`); the file is written anew in its place.`,
+      hint: MONEY_STATE.test(name)
+        ? `Put the file it points to in its place (\`cp "$(readlink -f ${quote(path)})" ${quote(path)}.copy && chmod 600 ${quote(path)}.copy && mv ${quote(path)}.copy ${quote(path)}\`): it is part of the journal, which the repeat check and \`gateway journal retry\` read; never remove it.`
+        : `Remove the link (\`rm ${quote(path)}\`); the file is written anew in its place.`,
     })
   }
-  const name = basename(path)
   const expected = LOCK_NAME.test(name) ? info.isFile() || info.isSocket() : DATA_FILE.test(name) ? info.isFile() : !(info.isFIFO() || info.isCharacterDevice() || info.isBlockDevice())
   if (!expected) {
     throw new FolderError(`${path} in the config folder is ${kindOf(info)}, not ${LOCK_NAME.test(name) ? 'a lock this program made' : 'a regular file'}`, {
@@ -109,8 +111,8 @@ export function checkConfigFile(path: string, uid = ownUid()): void {
   }
   if (uid === undefined) return
   if (info.uid !== uid) {
-    throw new FolderError(`${path} in the config folder belongs to another user (uid ${info.uid})`, {
-      hint: `Remove it (\`rm ${quote(path)}\`, as its owner or root): nothing in the config folder may be another user's.`,
+    throw new FolderError(`${path} in the config folder belongs to another user, ${userName(info.uid)}: nothing in the config folder may be another user's`, {
+      hint: anotherUsers(dirname(path), info.uid, path),
     })
   }
   if ((info.mode & 0o022) !== 0) {
@@ -163,6 +165,38 @@ function whoWrites(mode: number): string {
   const group = (mode & 0o020) !== 0
   const others = (mode & 0o002) !== 0
   return group && others ? 'group and others' : group ? 'its group' : 'others'
+}
+
+/**
+ * The journal, its index and its archives: money state, which no message ever says to remove (the
+ * repeat check and `journal retry` read them).
+ */
+const MONEY_STATE = /^journal(-index(-[0-9a-f]{1,2})?|-\d{8}T\d{9}Z)?\.jsonl$/
+
+/** A user's name and number (`ops (uid 1001)`), or the number alone where the passwd file has no entry. */
+export function userName(uid: number): string {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':')
+      if (id === String(uid) && name) return `${name} (uid ${uid})`
+    }
+  } catch {
+    // No passwd file: the number alone.
+  }
+  return `uid ${uid}`
+}
+
+/**
+ * What to do about a config folder (or a file in it) that belongs to another user: run as its owner,
+ * or take it over with chown, after looking at what is pending. Never a removal: it holds the journal.
+ */
+function anotherUsers(dir: string, uid: number, path: string): string {
+  const owner = userName(uid).replace(/ \(uid \d+\)$/, '')
+  const as = /^uid /.test(owner) ? `#${uid}` : owner
+  return (
+    `Run gateway as its owner (\`sudo -u ${as} gateway …\`), or make it yours: first \`sudo -u ${as} env GATEWAY_CONFIG_DIR=${quote(dir)} gateway journal list --pending\`, then \`sudo chown -R "$(id -un)": ${quote(path)}\`. ` +
+    'It holds the journal of money sent, which the repeat check reads: never remove it.'
+  )
 }
 
 function hintFor(dir: string): string {

@@ -8,6 +8,7 @@ import {string} from '@oclif/core/flags'
 import type {CommandContext, IO} from '../cli/context.js'
 import {PermissionError, ReportedError, UsageError, WriteError} from '../cli/errors.js'
 import {painter} from '../cli/terminal.js'
+import {userName} from '../api/folder.js'
 
 /** --output-file: what a command prints on stdout, written to a file whole, or not at all. */
 export function outputFileFlag(what: string) {
@@ -85,18 +86,6 @@ export function causeInWords(error: unknown, folder?: string): string {
 }
 
 /** The name of a user id, from /etc/passwd; the number when it has none. */
-function ownerName(uid: number): string {
-  try {
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const [name, , id] = line.split(':')
-      if (id === String(uid) && name) return `${name} (uid ${uid})`
-    }
-  } catch {
-    // No passwd file: the number alone.
-  }
-  return `uid ${uid}`
-}
-
 /**
  * Checks a path before anything is fetched or sent: a folder is refused (exit 2), a folder that
  * does not exist or cannot be written (exit 2), another user's regular file (exit 3, naming it and
@@ -124,7 +113,7 @@ export function checkFileTarget(file: string, flag: string): Target {
   const folderStats = statOrUndefined(folder)
   if (!folderStats?.isDirectory()) throw new UsageError(`${flag} ${file} cannot be written: the folder ${folder} does not exist`)
   if (entry && typeof process.getuid === 'function' && entry.uid !== process.getuid()) {
-    throw new PermissionError(`${flag} ${file} belongs to another user, ${ownerName(entry.uid)}: it is not replaced (their file could be read or kept by them); choose another name, or have them remove it`)
+    throw new PermissionError(`${flag} ${file} belongs to another user, ${userName(entry.uid)}: it is not replaced (their file could be read or kept by them); choose another name, or have them remove it`)
   }
   if (!writable(folder)) throw new UsageError(`${flag} ${file} cannot be written: the folder ${folder} is not writable`)
   return entry?.isFile() ? {path, kind: 'regular', mode: entry.mode & 0o777} : {path, kind: 'new'}

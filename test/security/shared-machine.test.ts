@@ -86,7 +86,10 @@ describe('the config folder is yours alone', () => {
     expect(result.code).toBe(3)
     expect(result.stderr).toContain(dir)
     expect(result.stderr).toMatch(/belongs to another user/)
-    expect(result.stderr).toMatch(/rm -r /)
+    // Run as its owner, or take it over: never remove it (it holds the journal).
+    expect(result.stderr).toContain(`sudo -u #${OTHER} env GATEWAY_CONFIG_DIR=${dir} gateway journal list --pending`)
+    expect(result.stderr).toMatch(/chown -R/)
+    expect(result.stderr).not.toMatch(/\brm\b/)
     expect((await stats(attacker.baseUrl)).requests).toBe(0)
     expect(existsSync(join(dir, 'journal.jsonl'))).toBe(false)
   })
@@ -134,7 +137,8 @@ describe('the config folder is yours alone', () => {
       const result = await runCli(args, {env: {GATEWAY_CONFIG_DIR: dir, GATEWAY_CLIENT_SECRET: 'sandbox-secret'}})
       expect(result.code, result.stderr).toBe(3)
       expect(result.stderr).toContain(`${join(dir, name)} in the config folder is a symbolic link`)
-      expect(result.stderr).toContain(`rm ${join(dir, name)}`)
+      // The journal is money state: the advice puts the file itself in the link's place, never removes it.
+      expect(result.stderr).toContain(name === 'journal.jsonl' ? `readlink -f ${join(dir, name)}` : `rm ${join(dir, name)}`)
     }
     expect(readFileSync(target, 'utf8')).toBe('untouched\n')
     expect(lstatSync(join(dir, name)).isSymbolicLink()).toBe(true)
