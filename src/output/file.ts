@@ -1,4 +1,4 @@
-import {accessSync, close as closeFd, constants, fchmod, fsync, lstatSync, open, readFileSync, rename, statSync, unlinkSync, write, type Stats} from 'node:fs'
+import {accessSync, close as closeFd, constants, fchmod, fsync, lstatSync, open, rename, statSync, unlinkSync, write, type Stats} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {Writable} from 'node:stream'
 import {promisify} from 'node:util'
