@@ -144,4 +144,29 @@ describe('the repeat guard', () => {
     expect(readFileSync(`${config.dir}/${indexFile('order-legacy')}`, 'utf8')).toContain('"c":"order-legacy"')
     expect((await findRepeats(journal, target, 'tx create', again)).map((repeat) => repeat.earlier)).toEqual(expected)
   })
+  it('a batch payout rotated away, remembered by the index alone, blocks a single payout of the same code', async () => {
+    config = tempConfigDir()
+    const journal = new Journal(config.dir, {maxBytes: 1500, archives: 1})
+    const {readdirSync, readFileSync} = await import('node:fs')
+    const payoutBody = (key: string) => ({amount: 5000, pixKey: 'maria@example.com', pixKeyType: 'EMAIL', idempotencyKey: key, externalCode: 'payout-2026-11'})
+    const payout: RequestRecord = {
+      ...request('p', 'key-p'),
+      command: 'withdraw --batch',
+      amount: 5000,
+      externalCode: 'payout-2026-11',
+      request: {method: 'POST', path: '/core/withdraw', body: payoutBody('key-p')},
+    }
+    await journal.append(payout)
+    await journal.append({type: 'outcome', entry: 'p', at: payout.at, state: 'done', by: 'withdraw --batch'})
+    // Rotations until neither the journal nor any archive holds it: only the index remembers it.
+    for (let index = 0; index < 60; index++) {
+      await journal.append(request(`n${index}`, `key-n${index}`))
+      await journal.append({type: 'outcome', entry: `n${index}`, at: payout.at, state: 'done', by: 'tx create'})
+    }
+    const journalFiles = readdirSync(config.dir).filter((name) => /^journal(-\d{8}T\d{9}Z)?\.jsonl$/.test(name))
+    for (const name of journalFiles) expect(readFileSync(`${config.dir}/${name}`, 'utf8')).not.toContain('payout-2026-11')
+    // The same code again, sent singly (and with another amount: a payout is compared by its code alone).
+    const repeats = await findRepeats(journal, target, 'withdraw', [{body: {...payoutBody('key-again'), amount: 4000}}])
+    expect(repeats.map((repeat) => repeat.earlier.idempotencyKey)).toEqual(['key-p'])
+  })
 })
