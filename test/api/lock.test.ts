@@ -1,5 +1,5 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {existsSync, lstatSync, mkdtempSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -224,6 +224,22 @@ describe('withFileLock where no socket can be made (a path too long for one)', (
     expect(error).toBeInstanceOf(LockBusyError)
     expect(error.hint).toContain(`remove the lock by hand: \`rm ${path}\``)
     rmSync(path)
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
+  })
+  it('is never broken when written from another PID namespace, even with a pid that is not alive here', async () => {
+    const path = longPath()
+    // A pid that is free here: a process that has come and gone.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+    const pid = Number(gone.stdout)
+    expect(spawnSync('kill', ['-0', String(pid)]).status).not.toBe(0)
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    // The same machine (boot), another namespace: that pid there says nothing of a process here.
+    writeFileSync(path, JSON.stringify({pid, ns: 'pid:[4026599999]', boot, command: 'gateway withdraw', since: new Date().toISOString()}), {mode: 0o600})
+    const error = await withFileLock(path, async () => 'ran', {waitMs: 300}).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(LockBusyError)
+    expect(existsSync(path)).toBe(true)
+    // In this namespace, the same dead pid is provably gone, and the lock is taken.
+    writeFileSync(path, JSON.stringify({pid, ns: readlinkSync('/proc/self/ns/pid'), boot, command: 'gateway withdraw', since: new Date().toISOString()}), {mode: 0o600})
     await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
   })
 })
