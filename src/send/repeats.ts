@@ -1,4 +1,5 @@
 import {constants} from 'node:fs'
+import {FolderError} from '../api/folder.js'
 
 import {canonical, family, fieldsHash, openRegular, parseRecords, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
 
@@ -159,19 +160,57 @@ const sentOfIndex = (line: IndexRecord): Sent => ({
 const SEARCHED = 32
 
 /** Index files read whole by a process that checks many codes (a batch), and how far. */
-const archived = new Map<string, {ino: number; offset: number; byCode: Map<string, Sent[]>}>()
+const archived = new Map<string, {ino: number; offset: number; lines: number; byCode: Map<string, Sent[]>; damaged: Map<string, number>}>()
 
-/** The lines of `text` (whole lines only) as index records. */
-function indexLines(text: string, into: (line: IndexRecord) => void): void {
+/**
+ * The code a damaged index line names, when it plainly names one (`{"c":"<code>",` at its start),
+ * or undefined.
+ */
+function codeOfDamaged(line: string): string | undefined {
+  const match = /^\{"c":("(?:[^"\\]|\\.)*"),/.exec(line)
+  if (!match) return undefined
+  try {
+    return JSON.parse(match[1]!) as string
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A line of the index that names an external code but cannot be read (it does not parse, or the file
+ * ends inside it): the guard cannot tell whether that code was sent, so the command refuses rather
+ * than send (exit 3, naming the file and line and how to check it).
+ */
+function damagedLine(path: string, line: number, code: string, why: string): FolderError {
+  return new FolderError(`${path}, line ${line}, names the external code ${JSON.stringify(code)} but ${why}: the journal's index cannot tell whether it was sent, so nothing was sent`, {
+    hint: `Look at the line (\`sed -n '${line}p' ${path}\`) and at \`gateway journal list\`; once you are sure that ${JSON.stringify(code)} was not sent, send it with --allow-repeats. The index is the journal's memory: keep the file.`,
+  })
+}
+
+/**
+ * The lines of `text` (whole lines only) as index records. A line that names a code but does not
+ * parse is passed to `damaged` with its number (counted from `firstLine`).
+ */
+function indexLines(text: string, into: (line: IndexRecord) => void, damaged?: (code: string, line: number) => void, firstLine = 1): void {
+  let number = firstLine - 1
   for (const line of text.split('\n')) {
+    number += 1
     if (!line.startsWith('{')) continue
     try {
       const value = JSON.parse(line) as IndexRecord
       if (value && typeof value.c === 'string') into(value)
     } catch {
-      // A torn line: a crash during a rotation, which then kept the entries in the journal.
+      const code = codeOfDamaged(line)
+      if (code !== undefined) damaged?.(code, number)
     }
   }
+}
+
+/** The number of the line at byte `at` of `text`. */
+const lineNumberAt = (text: Buffer, at: number): number => {
+  let lines = 1
+  for (let index = text.indexOf(0x0a); index !== -1 && index < at; index = text.indexOf(0x0a, index + 1)) lines += 1
+  return lines
 }
 
 /** Reads `length` bytes of an open file from `start`. */
@@ -209,21 +248,37 @@ async function searchIndexFile(path: string, codes: readonly string[], many: boo
         for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
           if (at > 0 && text[at - 1] !== 0x0a) continue
           const end = text.indexOf(0x0a, at)
-          if (end === -1) break
-          indexLines(text.subarray(at, end).toString('utf8'), add)
+          if (end === -1) throw damagedLine(path, lineNumberAt(text, at), code, 'is cut short at the end of the file')
+          indexLines(text.subarray(at, end).toString('utf8'), add, (named) => {
+            throw damagedLine(path, lineNumberAt(text, at), named, 'cannot be read')
+          })
         }
       }
       return
     }
-    const whole = kept && kept.ino === ino && kept.offset <= size ? kept : {ino, offset: 0, byCode: new Map<string, Sent[]>()}
+    const whole = kept && kept.ino === ino && kept.offset <= size ? kept : {ino, offset: 0, lines: 0, byCode: new Map<string, Sent[]>(), damaged: new Map<string, number>()}
     if (whole.offset < size) {
       const buffer = await readRange(handle, whole.offset, size - whole.offset)
       const end = buffer.lastIndexOf(0x0a) + 1
-      indexLines(buffer.subarray(0, end).toString('utf8'), (line) => whole.byCode.set(line.c, [...(whole.byCode.get(line.c) ?? []), sentOfIndex(line)]))
+      const text = buffer.subarray(0, end).toString('utf8')
+      indexLines(
+        text,
+        (line) => whole.byCode.set(line.c, [...(whole.byCode.get(line.c) ?? []), sentOfIndex(line)]),
+        (code, line) => whole.damaged.set(code, line),
+        whole.lines + 1,
+      )
+      whole.lines += text.split('\n').length - 1
       whole.offset += end
       archived.set(path, whole)
+      // The file ends inside a line (a write cut short): a code it names is not known either way.
+      const tail = codeOfDamaged(buffer.subarray(end).toString('utf8'))
+      if (tail !== undefined && codes.includes(tail)) throw damagedLine(path, whole.lines + 1, tail, 'is cut short at the end of the file')
     }
-    for (const code of codes) for (const sent of whole.byCode.get(code) ?? []) found.set(code, [...(found.get(code) ?? []), sent])
+    for (const code of codes) {
+      const line = whole.damaged.get(code)
+      if (line !== undefined) throw damagedLine(path, line, code, 'cannot be read')
+      for (const sent of whole.byCode.get(code) ?? []) found.set(code, [...(found.get(code) ?? []), sent])
+    }
   } finally {
     await handle.close()
   }

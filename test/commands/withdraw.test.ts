@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -272,5 +272,25 @@ describe('withdraw', () => {
       expect(document.idempotencyKey).toBe('payout-reset-0002')
       expect(document.error.hint).toContain('may or may not have been made')
     })
+  })
+  it('a damaged index line naming the code refuses the payout (exit 3, the file and line named), single and batch, and sends nothing', async () => {
+    const {indexFile} = await import('../../src/journal/journal.js')
+    const code = 'payout-damaged-1'
+    const path = join(config.dir, indexFile(code))
+    // Cut short by a crash: the line names the code, and the file ends inside it.
+    writeFileSync(path, `{"c":${JSON.stringify(code)},"g":"${sandbox.baseUrl}","i":"client:sandbox","f":"withdraw","h":"ab`, {flag: 'a', mode: 0o600})
+    const before = await withdrawals()
+    const single = await cli(['--amount', '100', '--pix-key', CPF, '--external-code', code, '--yes'])
+    expect(single.code, single.stderr).toBe(3)
+    expect(single.stderr).toContain(`${path}, line`)
+    expect(single.stderr).toContain('nothing was sent')
+    const batch = join(config.dir, '..', 'damaged-batch.csv')
+    writeFileSync(batch, `amount,pix-key,external-code\n100,${CPF},${code}\n`)
+    const rows = await cli(['--batch', batch, '--yes'])
+    expect(rows.code, rows.stderr).not.toBe(0)
+    expect(rows.stderr).toContain(`${path}, line`)
+    expect(await withdrawals()).toBe(before)
+    // The test's own planted line goes, so that the other tests' config folder is as it was.
+    truncateSync(path, 0)
   })
 })

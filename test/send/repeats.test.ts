@@ -1,6 +1,7 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
 import {Journal, type RequestRecord} from '../../src/journal/journal.js'
+import {FolderError} from '../../src/api/folder.js'
 import {findRepeats} from '../../src/send/repeats.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
@@ -168,5 +169,36 @@ describe('the repeat guard', () => {
     // The same code again, sent singly (and with another amount: a payout is compared by its code alone).
     const repeats = await findRepeats(journal, target, 'withdraw', [{body: {...payoutBody('key-again'), amount: 4000}}])
     expect(repeats.map((repeat) => repeat.earlier.idempotencyKey)).toEqual(['key-p'])
+  })
+  describe('a damaged index line that names the code fails closed: refused, naming the file and line, never sent', () => {
+    const damaged = async (text: (line: string) => string, many: boolean) => {
+      config = tempConfigDir()
+      const journal = new Journal(config.dir)
+      const {mkdirSync, writeFileSync} = await import('node:fs')
+      const {fieldsHash, indexFile} = await import('../../src/journal/journal.js')
+      const old = request('old', 'key-old', 'order-torn')
+      const line = JSON.stringify({c: 'order-torn', g: target.baseUrl, i: 'profile:default', f: 'tx create', h: fieldsHash(old.request.body), at: old.at, key: 'key-old', amount: 100, s: 'done', e: 'old'})
+      const other = JSON.stringify({c: 'order-other', g: target.baseUrl, i: 'profile:default', f: 'tx create', h: 'x', at: old.at, key: 'key-x', amount: 100, s: 'done', e: 'x'})
+      mkdirSync(config.dir, {recursive: true, mode: 0o700})
+      const path = `${config.dir}/${indexFile('order-torn')}`
+      writeFileSync(path, `${other}\n${text(line)}`, {mode: 0o600})
+      // Many codes at once (a batch) read the index whole; a few search it.
+      const extra = many ? Array.from({length: 40}, (_, index) => ({body: body(`k${index}`, `other-${index}`)})) : []
+      const error = await findRepeats(journal, target, 'tx create', [...extra, {body: body('key-again', 'order-torn')}]).catch((caught: unknown) => caught)
+      return {error: error as Error & {hint?: string}, path}
+    }
+    it.each([
+      ['does not parse', (line: string) => `${line.replace(',"g":', ',"g"')}\n`, 'cannot be read'],
+      ['is cut short at the end of the file', (line: string) => line.slice(0, 70), 'is cut short at the end of the file'],
+    ])('a line that %s (a few codes, and a batch of many)', async (_name, text, why) => {
+      for (const many of [false, true]) {
+        const {error, path} = await damaged(text, many)
+        expect(error, `many: ${many}`).toBeInstanceOf(FolderError)
+        expect(error.message).toBe(`${path}, line 2, names the external code "order-torn" but ${why}: the journal's index cannot tell whether it was sent, so nothing was sent`)
+        expect(error.hint).toContain(`sed -n '2p' ${path}`)
+        config?.remove()
+        config = undefined
+      }
+    })
   })
 })
