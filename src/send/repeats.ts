@@ -170,7 +170,7 @@ function codeOfDamaged(line: string): string | undefined {
   const match = /^\{"c":("(?:[^"\\]|\\.)*"),/.exec(line)
   if (!match) return undefined
   try {
-    return JSON.parse(match[1]!) as string
+    return JSON.parse(match[1]) as string
   } catch {
     return undefined
   }
