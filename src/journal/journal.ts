@@ -32,6 +32,8 @@ export const indexFile = (code: string) => `journal-index-${codeHash(code).slice
  */
 export const LEGACY_INDEX_SHARDS = '0123456789abcdef'.split('')
 export const legacyIndexFile = (code: string) => `journal-index-${codeHash(code)[0]}.jsonl`
+/** The index in the first layout this program wrote: one file for every code. */
+export const FIRST_INDEX_FILE = 'journal-index.jsonl'
 /** Past this size, the next append first rotates the file: settled entries go to an archive, pending ones stay. */
 export const DEFAULT_MAX_BYTES = 1 << 20
 /** Archives kept after a rotation; older ones are removed. */
@@ -237,6 +239,8 @@ export class Journal {
   readonly indexPaths: readonly string[]
   /** The index files of an earlier version (16 shards), read until a rotation folds them in. */
   readonly legacyIndexPaths: readonly string[]
+  /** The index in the first layout (one file), read until a rotation folds it in. */
+  readonly firstIndexPath: string
   private readonly maxBytes: number
   private readonly archives: number
   private readonly lockWaitMs: number
@@ -247,6 +251,7 @@ export class Journal {
     this.path = join(dir, JOURNAL_FILE)
     this.indexPaths = INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
     this.legacyIndexPaths = LEGACY_INDEX_SHARDS.map((shard) => join(dir, `journal-index-${shard}.jsonl`))
+    this.firstIndexPath = join(dir, FIRST_INDEX_FILE)
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.archives = options.archives ?? DEFAULT_ARCHIVES
     this.lockWaitMs = options.lockWaitMs ?? 30_000
@@ -387,8 +392,8 @@ export class Journal {
 
   /**
    * Archives written before the index was kept (an older version of this program) are read into it
-   * once, before the first rotation that would start pruning them. An index in the earlier layout
-   * (16 files) is folded into the current one, each file removed once its lines are on disk in
+   * once, before the first rotation that would start pruning them. An index in an earlier layout
+   * (one file, then 16 files) is folded into the current one, each file removed once its lines are on disk in
    * theirs: a crash between the two leaves a line twice, which the guard reads as once.
    */
   private async indexArchives(): Promise<void> {
@@ -399,7 +404,7 @@ export class Journal {
       )
     // Shard 0 is made at the first rotation, lines or not: it marks the index as begun (in either layout).
     if (!(await exists(this.indexPaths[0]))) {
-      if (!(await exists(this.legacyIndexPaths[0]))) {
+      if (!(await exists(this.legacyIndexPaths[0])) && !(await exists(this.firstIndexPath))) {
         const lines: IndexRecord[] = []
         for (const name of await this.archiveFiles()) {
           const text = (await readNoFollow(join(this.dir, name))) ?? ''
@@ -412,21 +417,24 @@ export class Journal {
       }
       await appendWhole(this.indexPaths[0], '', true)
     }
-    for (const path of this.legacyIndexPaths) {
+    for (const path of [...this.legacyIndexPaths, this.firstIndexPath]) {
       const text = await readNoFollow(path)
       if (text === undefined) continue
       const lines: IndexRecord[] = []
+      let damaged = false
       for (const line of text.split('\n')) {
         if (!line.startsWith('{')) continue
         try {
           const value = JSON.parse(line) as IndexRecord
           if (value && typeof value.c === 'string') lines.push(value)
         } catch {
-          // A torn line: a crash during a rotation, which then kept the entries in the journal.
+          damaged = true
         }
       }
       await this.appendIndex(lines)
-      await rm(path, {force: true})
+      // A file with a line that cannot be read stays where the guard reads it (and refuses the code
+      // that line names): folding it in would forget that code.
+      if (!damaged) await rm(path, {force: true})
     }
   }
 

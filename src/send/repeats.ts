@@ -293,7 +293,7 @@ async function archivedSent(journal: Journal, codes: readonly string[]): Promise
   const found = new Map<string, Sent[]>()
   const byFile = new Map<string, string[]>()
   for (const code of new Set(codes)) {
-    for (const path of [journal.indexPathOf(code), journal.legacyIndexPathOf(code)]) byFile.set(path, [...(byFile.get(path) ?? []), code])
+    for (const path of [journal.indexPathOf(code), journal.legacyIndexPathOf(code), journal.firstIndexPath]) byFile.set(path, [...(byFile.get(path) ?? []), code])
   }
   const many = codes.length > SEARCHED
   for (const [path, inFile] of byFile) await searchIndexFile(path, inFile, many, found)

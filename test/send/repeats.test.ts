@@ -170,6 +170,30 @@ describe('the repeat guard', () => {
     const repeats = await findRepeats(journal, target, 'withdraw', [{body: {...payoutBody('key-again'), amount: 4000}}])
     expect(repeats.map((repeat) => repeat.earlier.idempotencyKey)).toEqual(['key-p'])
   })
+  it('reads an index in the first layout (one file, journal-index.jsonl), and folds it in at the next rotation', async () => {
+    config = tempConfigDir()
+    const journal = new Journal(config.dir, {maxBytes: 1500, archives: 1})
+    const {existsSync, mkdirSync, readFileSync, writeFileSync} = await import('node:fs')
+    const {fieldsHash, indexFile} = await import('../../src/journal/journal.js')
+    // As the first version with an index wrote it: every code's line in one file.
+    const payoutBody = (key: string) => ({amount: 5000, pixKey: 'maria@example.com', pixKeyType: 'EMAIL', idempotencyKey: key, externalCode: 'payout-first'})
+    const line = {c: 'payout-first', g: target.baseUrl, i: 'profile:default', f: 'withdraw', h: fieldsHash(payoutBody('key-first')), k: 'ma***@example.com', at: '2026-01-05T03:00:00.000Z', key: 'key-first', amount: 5000, s: 'done', e: 'first'}
+    const other = {...line, c: 'payout-other', key: 'key-other', e: 'other'}
+    const first = `${config.dir}/journal-index.jsonl`
+    mkdirSync(config.dir, {recursive: true, mode: 0o700})
+    writeFileSync(first, `${JSON.stringify(other)}\n${JSON.stringify(line)}\n`, {mode: 0o600})
+    const again = [{body: {...payoutBody('key-again'), amount: 4000}}]
+    const keys = async () => (await findRepeats(journal, target, 'withdraw', again)).map((repeat) => repeat.earlier.idempotencyKey)
+    expect(await keys()).toEqual(['key-first'])
+    for (let index = 0; index < 20; index++) {
+      await journal.append(request(`n${index}`, `key-n${index}`))
+      await journal.append({type: 'outcome', entry: `n${index}`, at: line.at, state: 'done', by: 'tx create'})
+    }
+    expect(existsSync(first)).toBe(false)
+    expect(readFileSync(`${config.dir}/${indexFile('payout-first')}`, 'utf8')).toContain('"c":"payout-first"')
+    expect(await keys()).toEqual(['key-first'])
+  })
+
   describe('a damaged index line that names the code fails closed: refused, naming the file and line, never sent', () => {
     const damaged = async (text: (line: string) => string, many: boolean) => {
       config = tempConfigDir()
