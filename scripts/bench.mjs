@@ -103,15 +103,23 @@ const count = (value) => value.toLocaleString('en-US')
 
 /**
  * The start-up goals, each a ratio to bare `node -e 0` measured in the same run, for the checkout
- * (`node bin/run.js`) and the single executable alike.
+ * (`node bin/run.js`) and the single executable, each with its own target (the executable, which
+ * reads no file to start, is held to more).
  */
 const GOALS = [
-  {key: 'version', label: '`gateway --version`', target: 1.3},
-  {key: 'refused', label: '`gateway tx create --amount 10.00` (bad flag, refused)', target: 1.6},
-  {key: 'get', label: '`gateway tx get ID --json` (cached token)', target: 2.0},
+  {key: 'version', label: '`gateway --version`', target: {checkout: 1.3, executable: 1.3}},
+  {key: 'refused', label: '`gateway tx create --amount 10.00` (bad flag, refused)', target: {checkout: 1.6, executable: 1.4}},
+  {key: 'get', label: '`gateway tx get ID --json` (cached token)', target: {checkout: 2.0, executable: 1.6}},
 ]
 /** The goals' table, printed after the main one. */
 const goalRows = []
+/**
+ * Bare Node's start-up above which the ratios flatter the CLI: the goals were set where `node -e 0`
+ * takes about 24 ms, and a loaded or slow machine stretches that floor more than the CLI's own work.
+ */
+const SLOW_FLOOR_MS = 40
+/** Bare Node's median in this run (ms), once measured (0 until then). */
+let floorMs = 0
 
 async function startup() {
   progress(`start-up: ${RUNS} runs of each command, in turns${CA_NOTE ? `; ${CA_NOTE}` : ''}`)
@@ -125,9 +133,9 @@ async function startup() {
     const commands = [{label: '`node -e 0`', argv: [process.execPath, '-e', '0']}]
     for (const goal of GOALS) {
       const [args, exitCode] = goalArgs[goal.key]
-      commands.push({label: goal.label, argv: [process.execPath, bin, ...args], exitCode, target: goal.target, goal: goal.key, side: 'checkout'})
+      commands.push({label: goal.label, argv: [process.execPath, bin, ...args], exitCode, target: goal.target.checkout, goal: goal.key, side: 'checkout'})
       // The single executable (npm run package), if it was built.
-      if (hasExecutable) commands.push({label: `executable ${goal.label}`, argv: [executable, ...args], exitCode, target: goal.target, goal: goal.key, side: 'executable'})
+      if (hasExecutable) commands.push({label: `executable ${goal.label}`, argv: [executable, ...args], exitCode, target: goal.target.executable, goal: goal.key, side: 'executable'})
     }
     commands.push({label: '`gateway tx create --amount 0` (refused by the rules)', argv: [process.execPath, bin, 'tx', 'create', '--amount', '0'], exitCode: 2})
     if (!ONLY_STARTUP) {
@@ -140,20 +148,23 @@ async function startup() {
       for (const command of commands) command.times.push((await measure(command.argv, {env, exitCode: command.exitCode ?? 0})).ms)
     }
     const floor = median(commands[0].times)
+    floorMs = floor
+    if (floor > SLOW_FLOOR_MS) progress(`bare Node took ${ms(floor)}, over ${SLOW_FLOOR_MS} ms: the machine is loaded or slow, and the ratios flatter the CLI`)
     section(`Start-up: median wall time of ${RUNS} runs each, against bare Node, NODE_EXTRA_CA_CERTS unset`)
     for (const command of commands) {
       const value = median(command.times)
       command.ratio = value / floor
-      row(command.label, ms(value), ratio(command.ratio), command.target ? `≤ ${command.target}x` : '')
+      // Each ratio with the floor it was taken against: a ratio means little without it.
+      row(command.label, ms(value), command === commands[0] ? `1.00x (bare Node ${ms(floor)})` : `${ratio(command.ratio)} of ${ms(floor)}`, command.target ? `≤ ${command.target}x` : '')
     }
     for (const goal of GOALS) {
       const verdict = (side) => {
         const command = commands.find((entry) => entry.goal === goal.key && entry.side === side)
         if (!command) return 'not built (npm run package)'
-        if (command.ratio > goal.target) missed += 1
-        return `${ratio(command.ratio)} ${command.ratio <= goal.target ? 'met' : 'MISSED'}`
+        if (command.ratio > command.target) missed += 1
+        return `${ratio(command.ratio)} (≤ ${command.target}x) ${command.ratio <= command.target ? 'met' : 'MISSED'}`
       }
-      goalRows.push([goal.label, `≤ ${goal.target}x`, verdict('checkout'), verdict('executable')])
+      goalRows.push([goal.label, ms(floor), verdict('checkout'), verdict('executable')])
     }
   } finally {
     await sandbox.close()
@@ -321,9 +332,15 @@ const lines = [
 ]
 for (const entry of rows) lines.push(entry.section ? cells([`**${entry.section}**`, '', '', '']) : cells([entry.measure, entry.result, entry.versus, entry.target]))
 lines.push('', `Start-up goals, as ratios to bare \`node -e 0\` in this run, NODE_EXTRA_CA_CERTS unset${CA_NOTE ? ' (the machine sets it)' : ''}:`, '')
-lines.push(cells(['Goal', 'Target', 'Checkout (`node bin/run.js`)', 'Executable']), cells(['---', '---', '---', '---']))
+lines.push(cells(['Goal', 'Bare Node', 'Checkout (`node bin/run.js`)', 'Executable']), cells(['---', '---', '---', '---']))
 for (const goal of goalRows) lines.push(cells(goal))
 lines.push('', missed === 0 ? 'Every start-up goal is met.' : `${missed} start-up goal(s) missed.`)
+if (floorMs > SLOW_FLOOR_MS) {
+  lines.push(
+    '',
+    `Bare Node took ${ms(floorMs)} here, over ${SLOW_FLOOR_MS} ms: the machine is loaded or slow, which stretches Node's own start more than the CLI's work, and the ratios flatter the CLI. The goals hold where bare Node starts in about 24 ms.`,
+  )
+}
 console.log(lines.join('\n'))
 if (!ONLY_STARTUP && spawnSync(process.execPath, [fileURLToPath(new URL('bench-reconcile.mjs', import.meta.url)), ...process.argv.slice(2)], {stdio: 'inherit'}).status !== 0) process.exitCode = 1
 if (failures > 0) {

@@ -240,6 +240,7 @@ const PATCHES = [
   // The single executable hands the root plugin its manifest in memory (see run() in the entry):
   // nothing is read from a folder another user could have written to.
   {
+    name: 'manifest-in-memory',
     file: 'node_modules/@oclif/core/lib/config/plugin.js',
     find: 'const manifest = await (0, fs_1.readJson)(p);',
     replace: `const manifest = (!dotfile && this.options.isRoot && this.pjson[${JSON.stringify(MANIFEST_KEY)}]) || await (0, fs_1.readJson)(p);`,
@@ -254,6 +255,7 @@ const PATCHES = [
   // oclif sorts a plugin's commands with localeCompare, whose first call loads ICU's collation
   // (10 to 40 ms); the ids are ASCII, where comparing code units gives the same order.
   {
+    name: 'ascii-sort',
     file: 'node_modules/@oclif/core/lib/config/plugin.js',
     find: '.sort((a, b) => a.id.localeCompare(b.id));',
     replace: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));',
@@ -262,6 +264,7 @@ const PATCHES = [
   // Windows only, and asks wsl-utils, which loads it too, whether it runs under WSL: load it when
   // used, and ask is-wsl (whose answer wsl-utils passes on).
   {
+    name: 'child-process-on-demand',
     file: 'node_modules/@oclif/core/lib/util/os.js',
     find: 'const node_child_process_1 = require("node:child_process");',
     replace: 'const node_child_process_1 = {execSync: (...args) => require("node:child_process").execSync(...args)};',
@@ -269,11 +272,13 @@ const PATCHES = [
   // oclif loads a glob library at start to find command files, which the explicit strategy and
   // the manifest never need.
   {
+    name: 'glob-on-demand',
     file: 'node_modules/@oclif/core/lib/config/plugin.js',
     find: 'const tinyglobby_1 = require("tinyglobby");',
     replace: 'const tinyglobby_1 = {glob: (...args) => require("tinyglobby").glob(...args)};',
   },
   {
+    name: 'child-process-on-demand',
     file: 'node_modules/@oclif/core/lib/util/os.js',
     find: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
     replace: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
@@ -285,21 +290,25 @@ const PATCHES = [
 // 2.5 ms of every request's start-up. Read it when used.
 PATCHES.push(
   {
+    name: 'no-node-http',
     file: 'node_modules/undici/lib/core/util.js',
     find: "const { IncomingMessage } = require('node:http')",
     replace: '',
   },
   {
+    name: 'no-node-http',
     file: 'node_modules/undici/lib/core/util.js',
     find: 'if (Object.getPrototypeOf(stream).constructor === IncomingMessage) {',
     replace: "if (Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage) {",
   },
   {
+    name: 'no-node-http',
     file: 'node_modules/undici/lib/dispatcher/client.js',
     find: "const http = require('node:http')",
     replace: "const http = {get maxHeaderSize () { return require('node:http').maxHeaderSize }}",
   },
   {
+    name: 'no-node-http',
     file: 'node_modules/undici/lib/dispatcher/client.js',
     find: `const getDefaultNodeMaxHeaderSize = http &&
   http.maxHeaderSize &&
@@ -320,6 +329,7 @@ PATCHES.push(
 // copy), only to lowercase a header name read as bytes without first making a string of it. What
 // it falls back to, the name as Latin-1 lowercased, is the same text: the stand-in finds nothing.
 PATCHES.push({
+  name: 'no-header-tree',
   file: 'node_modules/undici/lib/core/util.js',
   find: "const { tree } = require('./tree')",
   replace: 'const tree = {lookup: () => null}',
@@ -329,6 +339,7 @@ PATCHES.push({
 // (character classes, method and status maps) when evaluated: it is handed the two, as the module
 // holds them, read here.
 PATCHES.push({
+  name: 'llhttp-constants',
   file: 'node_modules/undici/lib/dispatcher/client-h1.js',
   find: "const constants = require('../llhttp/constants.js')",
   replace: (() => {
@@ -340,6 +351,7 @@ PATCHES.push({
 // undici's HTTP/2 client, evaluated only for a connection that speaks HTTP/2 (which the CLI never
 // asks for).
 PATCHES.push({
+  name: 'h2-client-on-demand',
   file: 'node_modules/undici/lib/dispatcher/client.js',
   find: "const connectH2 = require('./client-h2.js')",
   replace: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
@@ -351,6 +363,7 @@ PATCHES.push({
 // token and loads undici, and leaves the module under this key; the first connection takes it when
 // it is ready, and compiles the parser itself, as before, when it is not.
 PATCHES.push({
+  name: 'parser-compiled-early',
   file: 'node_modules/undici/lib/dispatcher/client-h1.js',
   find: "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
   replace: "mod = globalThis[Symbol.for('gateway.llhttp')]?.module ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
@@ -362,12 +375,14 @@ PATCHES.push({
  * fails. esbuild still bundles the module; only its evaluation waits.
  */
 const lazyRequire = (file, variable, module) => ({
+  name: `${module.replace(/^node:/, '').replace('/', '-')}-on-demand`,
   file,
   find: `const ${variable} = require("${module}");`,
   replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${module}")[name]});`,
 })
 /** The same, for TypeScript's default import of a CommonJS module. */
 const lazyDefault = (file, variable, module) => ({
+  name: `${module}-on-demand`,
   file,
   find: `const ${variable} = __importDefault(require("${module}"));`,
   replace: `const ${variable} = {get default() { return __importDefault(require("${module}")).default; }};`,
@@ -433,17 +448,23 @@ module.exports = new Proxy(assert, {get: (target, name) => (name === 'ok' ? asse
 /** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
 const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
 
-/** The packages whose patches and stand-ins this build leaves out (--without-patches), for studies. */
+/**
+ * The patches and stand-ins this build leaves out (--without-patches), for studies: a package's
+ * (undici, oclif) or one patch by its name (a PATCHES entry's, or a stand-in's: debug-on-demand,
+ * assert-on-demand, http2-on-demand, zod-locales). scripts/bench-patches.mjs counts what each buys.
+ */
 const withoutPatches = new Set(process.argv.includes('--without-patches') ? process.argv[process.argv.indexOf('--without-patches') + 1].split(',') : [])
-const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : undefined)
-const leftOut = (path) => withoutPatches.has(patchedPackage(path))
+const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : /[\\/]zod[\\/]/.test(path) ? 'zod' : undefined)
+const knownPatches = new Set(['undici', 'oclif', 'zod', 'debug-on-demand', 'assert-on-demand', 'http2-on-demand', 'zod-locales', ...PATCHES.map(({name}) => name)])
+for (const name of withoutPatches) if (!knownPatches.has(name)) throw new Error(`--without-patches: no patch or package named ${name}`)
+const leftOut = (path, name) => withoutPatches.has(patchedPackage(path)) || withoutPatches.has(name)
 
 const onDemand = {
   name: 'on-demand',
   setup(builder) {
-    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) && !leftOut(importer) ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
+    builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) && !leftOut(importer, 'debug-on-demand') ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
     builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
-    builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => ({contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
+    builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => (leftOut(path, 'zod-locales') ? undefined : {contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
   },
 }
 
@@ -452,8 +473,8 @@ const patches = {
   setup(builder) {
     const files = new Map(PATCHES.map(({file}) => [join(root, file), PATCHES.filter((patch) => patch.file === file)]))
     builder.onLoad({filter: /[\\/]node_modules[\\/]/}, ({path}) => {
-      const patchesOfFile = files.get(path)
-      if (!patchesOfFile || leftOut(path)) return undefined
+      const patchesOfFile = files.get(path)?.filter((patch) => !leftOut(path, patch.name))
+      if (!patchesOfFile?.length) return undefined
       let source = readFileSync(path, 'utf8')
       for (const patch of patchesOfFile) {
         if (!source.includes(patch.find)) return {errors: [{text: `${patch.file} no longer has \`${patch.find}\`: review PATCHES in scripts/build.mjs`}]}
@@ -497,11 +518,11 @@ const slimUndici = {
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
     builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer, 'http2-on-demand') ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
     builder.onResolve({filter: /^node:assert$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer) ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
+      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer, 'assert-on-demand') ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
     )
     builder.onLoad({filter: /.*/, namespace: 'assert-on-demand'}, () => ({contents: ASSERT_ON_DEMAND, loader: 'js'}))
   },
