@@ -551,15 +551,15 @@ export class GatewayClient {
     // of this program), the request may have been acted on.
     const earlier = options.notSent === true && policy.reached
     const notSent = options.notSent === true && !policy.reached
+    // The outcome is then unknown, as after a reset: the key makes the next try safe (a money
+    // command adds that its entry is pending, and how `journal retry` settles it).
+    const retryable = options.retryable === true || earlier
     if (notSent) text += '; nothing was sent'
-    else if (earlier && request.idempotencyKey) {
-      text += `; an earlier attempt may have reached the gateway, which may have made it: \`gateway journal retry\` settles it with idempotency key ${request.idempotencyKey}`
-    } else if (earlier) text += '; an earlier attempt may have reached the gateway'
-    // The outcome is unknown (or the gateway asked to come back later): the key makes the next try safe.
-    else if (request.idempotencyKey && options.retryable) {
+    else if (earlier) text += '; an earlier attempt may have reached the gateway: the gateway may have made it'
+    if (!notSent && request.idempotencyKey && retryable) {
       text += `; idempotency key ${request.idempotencyKey}: send the request again with it to retry safely`
     }
-    return new Type(text, {...options, notSent, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
+    return new Type(text, {...options, notSent, retryable, attempts: policy.attempts, idempotencyKey: request.idempotencyKey})
   }
 
   private emit(line: string): void {

@@ -306,7 +306,7 @@ describe('an answer lost, then a retry that fails before it leaves', () => {
     if (later === 'expired') {
       // The TLS failure is named, and the message says what the earlier attempt may have done.
       expect((error as Error).message).toContain('expired certificate')
-      expect((error as Error).message).toContain('an earlier attempt may have reached the gateway, which may have made it: `gateway journal retry` settles it')
+      expect((error as Error).message).toContain('an earlier attempt may have reached the gateway: the gateway may have made it; idempotency key 7d2a0c1e-2a4b-4f7e-9d51-6b8f0a6e2c12')
     }
     expect(describeError(error).exitCode).not.toBe(ExitCode.Usage)
   })

@@ -1,7 +1,10 @@
 import {truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+
+import {GatewayClient} from '../../src/api/client.js'
+import {ProxyError, TlsError} from '../../src/api/errors.js'
 
 import {tempConfigDir} from '../helpers/cli.js'
 import {logIn, refusedBeforeSending, runCommand} from '../helpers/context.js'
@@ -251,6 +254,40 @@ describe('withdraw', () => {
       expect(JSON.parse(through.stdout)).toMatchObject({replayed: true, externalCode: 'retried-once-1'})
       const listed = (await (await fetch(`${sandbox.baseUrl}/_sandbox/withdrawals`)).json()) as {data: Array<{externalCode?: string}>}
       expect(listed.data.filter((withdrawal) => withdrawal.externalCode === 'retried-once-1')).toHaveLength(1)
+    })
+
+    it.each([
+      ['a TLS handshake', TlsError, 'the TLS handshake with the gateway failed: unable to verify the first certificate'],
+      ['a proxy refusing CONNECT', ProxyError, 'the proxy did not carry the request to the gateway: it answered 503 to CONNECT'],
+    ])('after a reset that followed the payout, a retry that fails at %s leaves it pending and refuses the same payout again', async (_name, Type, message) => {
+      const instant = (args: string[]) => runCommand(['withdraw', ...args], {env, sleep: async () => {}})
+      // The transport names the last failure as it would a TLS or proxy failure: "nothing was sent" by itself.
+      const original = (GatewayClient.prototype as unknown as {dispatchers: () => Promise<unknown>}).dispatchers
+      const spy = vi.spyOn(GatewayClient.prototype as unknown as {dispatchers: () => Promise<unknown>}, 'dispatchers').mockImplementation(async function (this: {transport?: {name: (error: unknown) => Promise<unknown>}}) {
+        const result = await original.call(this)
+        if (this.transport) this.transport.name = async () => ({Type, message, notSent: true, retryable: false})
+        return result
+      })
+      try {
+        const before = await withdrawals()
+        await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'reset-after', count: 4})
+        const code = `named-after-reset-${Type.name}`
+        const lost = await instant(['--amount', '654', '--pix-key', CPF, '--external-code', code, '--yes'])
+        expect(lost.code).toBe(7)
+        expect(await withdrawals()).toBe(before + 1)
+        expect(lost.stderr).not.toContain('nothing was sent')
+        expect(lost.stderr).toContain('an earlier attempt may have reached the gateway: the gateway may have made it')
+        expect(lost.stderr).toContain('The withdrawal may or may not have been made: it is pending in the journal.')
+        expect(lost.stderr).toContain('gateway journal retry')
+        const pending = await runCommand(['journal', 'list', '--pending', '--json'], {env})
+        expect(pending.stdout).toContain(code)
+        await control(sandbox.baseUrl, '/_sandbox/faults', {route: 'POST /core/withdraw', kind: 'reset-after', count: 0})
+        const again = await instant(['--amount', '654', '--pix-key', CPF, '--external-code', code, '--yes'])
+        expect(again.code).toBe(2)
+        expect(await withdrawals()).toBe(before + 1)
+      } finally {
+        spy.mockRestore()
+      }
     })
 
     it('after a connection reset that followed the payout, says it may or may not exist and how to settle it, as tx create does', async () => {
