@@ -265,7 +265,11 @@ async function holdSocket(path: string): Promise<Held | 'in-use' | 'no-socket'> 
   // node:crypto only when a lock is taken: a command refused before it takes one never loads it.
   const {randomUUID} = await import('node:crypto')
   const bound = join(dirname(path), `${basename(path)}.${randomUUID().slice(0, 8)}`)
-  if (noSockets.has(path) || Buffer.byteLength(bound) > MAX_SOCKET_PATH) return 'no-socket'
+  // A lock is a socket only where its breaker's socket fits too (`<path>.break.<hex>`, the longer
+  // name): a dead holder's socket is then removed under the breaker, by one process at a time. Where
+  // only the shorter name fits, the file lock serves instead.
+  const longest = path.endsWith('.break') ? bound : `${bound.slice(0, -9)}.break${bound.slice(-9)}`
+  if (noSockets.has(path) || Buffer.byteLength(longest) > MAX_SOCKET_PATH) return 'no-socket'
   const token = randomUUID()
   let server: Server | 'in-use'
   try {

@@ -98,7 +98,8 @@ describe('withFileLock', () => {
   })
 
   it('a dead holder\'s lock is replaced where the path leaves room for the lock\'s socket but not its remover\'s', async () => {
-    // 85 bytes of folder: journal.lock's own socket name fits in a socket address, `.break`'s does not.
+    // 85 bytes of folder: journal.lock's own socket name fits in a socket address, `.break`'s does not,
+    // so the lock is the file lock there (a dead socket is never removed by name without its breaker).
     const base = lockPath('d')
     const dir = `${base}${'x'.repeat(Math.max(1, 85 - base.length))}`
     rmSync(base, {force: true})
@@ -106,7 +107,7 @@ describe('withFileLock', () => {
     dirs.push(dir)
     const path = join(dir, 'journal.lock')
     const child = await holder(path)
-    expect(lstatSync(path).isSocket()).toBe(true)
+    expect(lstatSync(path).isFile()).toBe(true)
     child.kill('SIGKILL')
     await exited(child)
     await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
@@ -241,5 +242,47 @@ describe('withFileLock where no socket can be made (a path too long for one)', (
     // In this namespace, the same dead pid is provably gone, and the lock is taken.
     writeFileSync(path, JSON.stringify({pid, ns: readlinkSync('/proc/self/ns/pid'), boot, command: 'gateway withdraw', since: new Date().toISOString()}), {mode: 0o600})
     await expect(withFileLock(path, async () => 'ran', {waitMs: 2000})).resolves.toBe('ran')
+  })
+})
+
+/**
+ * Where the config folder's path leaves room for the lock's socket (`journal.lock.<hex>`) but not for
+ * its breaker's (`journal.lock.break.<hex>`), a dead holder's socket could only be removed by name,
+ * on a look that may be stale by the time of the removal. The lock is a socket only where both fit.
+ */
+describe('withFileLock at every length of the config folder path', () => {
+  const folderOf = (length: number): string => {
+    const base = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
+    dirs.push(base)
+    const dir = join(base, 'x'.repeat(length - Buffer.byteLength(base) - 1))
+    spawnSync('mkdir', [dir])
+    expect(Buffer.byteLength(dir)).toBe(length)
+    return dir
+  }
+
+  it.each([80, 82, 85, 90, 107])('a folder path of %i bytes: a socket only where its breaker fits, and one holder at a time after a holder was killed', async (length) => {
+    const path = join(folderOf(length), 'journal.lock')
+    const child = await holder(path)
+    const held = lstatSync(path)
+    if (held.isSocket()) expect(Buffer.byteLength(`${path}.break.12345678`)).toBeLessThanOrEqual(107)
+    else expect(held.isFile()).toBe(true)
+    child.kill('SIGKILL')
+    await exited(child)
+    let inside = 0
+    let most = 0
+    let ran = 0
+    await Promise.all(
+      Array.from({length: 8}, () =>
+        withFileLock(path, async () => {
+          inside += 1
+          most = Math.max(most, inside)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          inside -= 1
+          ran += 1
+        }, {waitMs: 10_000}),
+      ),
+    )
+    expect(most).toBe(1)
+    expect(ran).toBe(8)
   })
 })
