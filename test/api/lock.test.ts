@@ -52,22 +52,33 @@ async function holder(path: string, options: {namespace?: boolean} = {}): Promis
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())))
 const unshareMissing = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'true']).status !== 0
 
-describe('withFileLock', () => {
-  it('never lets two holders in at once', async () => {
-    const path = lockPath()
-    let inside = 0
-    let most = 0
-    await Promise.all(
-      Array.from({length: 8}, () =>
-        withFileLock(path, async () => {
+/** Eight holders at once in this process: how many were ever inside together, and how many ran. */
+async function eightAtOnce(path: string): Promise<{most: number; ran: number}> {
+  let inside = 0
+  let most = 0
+  let ran = 0
+  await Promise.all(
+    Array.from({length: 8}, () =>
+      withFileLock(
+        path,
+        async () => {
           inside += 1
           most = Math.max(most, inside)
           await new Promise((resolve) => setTimeout(resolve, 5))
           inside -= 1
-        }),
+          ran += 1
+        },
+        {waitMs: 10_000},
       ),
-    )
-    expect(most).toBe(1)
+    ),
+  )
+  return {most, ran}
+}
+
+describe('withFileLock', () => {
+  it('never lets two holders in at once', async () => {
+    const path = lockPath()
+    expect(await eightAtOnce(path)).toEqual({most: 1, ran: 8})
     expect(existsSync(path)).toBe(false)
   })
 
@@ -268,21 +279,6 @@ describe('withFileLock at every length of the config folder path', () => {
     else expect(held.isFile()).toBe(true)
     child.kill('SIGKILL')
     await exited(child)
-    let inside = 0
-    let most = 0
-    let ran = 0
-    await Promise.all(
-      Array.from({length: 8}, () =>
-        withFileLock(path, async () => {
-          inside += 1
-          most = Math.max(most, inside)
-          await new Promise((resolve) => setTimeout(resolve, 5))
-          inside -= 1
-          ran += 1
-        }, {waitMs: 10_000}),
-      ),
-    )
-    expect(most).toBe(1)
-    expect(ran).toBe(8)
+    expect(await eightAtOnce(path)).toEqual({most: 1, ran: 8})
   })
 })
