@@ -3,14 +3,14 @@
 // home) and reads a theme from its config folder there; a uid with no passwd entry and no HOME (a
 // container's) shares the temporary folder with every other user. And DEBUG (or GATEWAY_DEBUG)
 // changes nothing, on the fast path or through oclif.
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {BIN, runCli, unstamped, type CliResult} from '../helpers/cli.js'
+import {runAsUid, runCli, unstamped} from '../helpers/cli.js'
 
 const root = typeof process.getuid === 'function' && process.getuid() === 0
 const setpriv = root && spawnSync('setpriv', ['--version']).status === 0
@@ -20,23 +20,7 @@ if (!setpriv) console.log('[skip] the planted plugin for a uid without HOME need
 const VICTIM = 12355
 const PLANTER = 12356
 
-/** Runs the CLI as `uid`, with only `env` (no HOME, no SHELL). */
-function runAs(uid: number, args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const pairs = Object.entries({PATH: '/usr/bin:/bin', ...env}).map(([key, value]) => `${key}=${value}`)
-    const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'env', '-i', ...pairs, process.execPath, BIN, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
-}
+const runAs = runAsUid
 
 /**
  * Plants, under `home`, what oclif would load as a user plugin (an init hook that writes the

@@ -128,3 +128,24 @@ export const ERROR_STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /gm
 export function unstamped(text: string): string {
   return text.replace(ERROR_STAMP, '')
 }
+
+/**
+ * Runs the CLI as `uid` (setpriv, no supplementary groups) in an environment of only `env` (env -i):
+ * no HOME and no SHELL unless given, as a container's uid with no passwd entry meets it.
+ */
+export function runAsUid(uid: number, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const pairs = Object.entries({PATH: '/usr/bin:/bin', ...env}).map(([key, value]) => `${key}=${value}`)
+    const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'env', '-i', ...pairs, process.execPath, BIN, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+}

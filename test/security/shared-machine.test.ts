@@ -1,4 +1,4 @@
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {Journal} from '../../src/journal/journal.js'
-import {BIN, runCli, unstamped, type CliResult} from '../helpers/cli.js'
+import {runAsUid, runCli, unstamped} from '../helpers/cli.js'
 import {logIn} from '../helpers/context.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
@@ -23,23 +23,7 @@ if (!setpriv) console.log('[skip] the tests as another user need root and setpri
 const STRANGER = 12345
 const OTHER = 12346
 
-/** Runs the CLI as `uid`, in an environment of only `env` (env -i): no HOME, no SHELL unless given. */
-function runAs(uid: number, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const pairs = Object.entries({PATH: '/usr/bin:/bin', ...env}).map(([key, value]) => `${key}=${value}`)
-    const child = spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'env', '-i', ...pairs, process.execPath, BIN, ...args], {stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
-}
+const runAs = runAsUid
 
 /** Makes a folder as another user would: owned by them, with this mode. */
 function madeBy(uid: number, path: string, mode: number): void {
