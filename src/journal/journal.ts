@@ -186,19 +186,40 @@ export function maskKey(value: string): string {
   return text.length <= 4 ? '*'.repeat(text.length) : `${'*'.repeat(text.length - 4)}${text.slice(-4)}`
 }
 
-/** Reads journal lines, skipping any that cannot be parsed (a line cut short by a crash). */
-export function parseRecords(text: string): JournalRecord[] {
+/**
+ * Reads journal lines, skipping any that cannot be parsed (a line cut short by a crash, or damaged):
+ * the entry it belonged to shows as pending, the safe reading. Each such line is passed to `damaged`
+ * with its index in `text` (from 0), for the repeat guard, which refuses a code such a line names.
+ */
+export function parseRecords(text: string, damaged?: (line: string, index: number) => void): JournalRecord[] {
   const records: JournalRecord[] = []
+  let index = -1
   for (const line of text.split('\n')) {
+    index += 1
     if (!line.trim()) continue
     try {
       const value = JSON.parse(line) as JournalRecord
       if (value && (value.type === 'request' || value.type === 'outcome') && typeof value.entry === 'string') records.push(value)
+      else damaged?.(line, index)
     } catch {
-      // A torn line: the entry it belonged to shows as pending, which is the safe reading.
+      damaged?.(line, index)
     }
   }
   return records
+}
+
+/**
+ * The external code a journal line that cannot be read still names (`"externalCode":"<code>"` in
+ * it, whole), or undefined: the repeat guard cannot tell whether that code was sent.
+ */
+export function codeOfDamagedRecord(line: string): string | undefined {
+  const match = /"externalCode":("(?:[^"\\]|\\.)*")/.exec(line)
+  if (!match) return undefined
+  try {
+    return JSON.parse(match[1]) as string
+  } catch {
+    return undefined
+  }
 }
 
 /** Folds records into entries, in the order their requests were written. */
@@ -289,12 +310,15 @@ export class Journal {
    * The journal's complete lines from byte `offset` of the file whose inode is `ino`: from the start
    * when the file is another one now (rotated) or shorter. Answers where the next read starts.
    */
-  async readFrom(from: {ino: number; offset: number} | undefined): Promise<{ino: number; offset: number; reset: boolean; records: JournalRecord[]}> {
+  async readFrom(
+    from: {ino: number; offset: number} | undefined,
+    damaged?: (line: string, index: number) => void,
+  ): Promise<{ino: number; offset: number; reset: boolean; records: JournalRecord[]; lines: number; tail: string}> {
     let handle
     try {
       handle = await openRegular(this.path, constants.O_RDONLY)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ino: 0, offset: 0, reset: from !== undefined && from.offset > 0, records: []}
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ino: 0, offset: 0, reset: from !== undefined && from.offset > 0, records: [], lines: 0, tail: ''}
       throw error
     }
     try {
@@ -308,9 +332,13 @@ export class Journal {
         if (bytesRead === 0) break
         read += bytesRead
       }
-      // Only whole lines: a line being cut short by a crash is read whole, or as torn, later.
+      // Only whole lines: a line being cut short by a crash is read whole, or as torn, later. What
+      // follows the last one (a line cut short, under the lock) is given apart, as `tail`.
       const end = buffer.lastIndexOf(0x0a, read - 1) + 1
-      return {ino, offset: start + end, reset, records: parseRecords(buffer.subarray(0, end).toString('utf8'))}
+      const text = buffer.subarray(0, end).toString('utf8')
+      let lines = 0
+      for (let at = buffer.indexOf(0x0a); at !== -1 && at < end; at = buffer.indexOf(0x0a, at + 1)) lines += 1
+      return {ino, offset: start + end, reset, records: parseRecords(text, damaged), lines, tail: buffer.subarray(end, read).toString('utf8')}
     } finally {
       await handle.close()
     }
@@ -356,12 +384,15 @@ export class Journal {
     )
     if (size < this.maxBytes) return
     const text = (await readNoFollow(this.path)) ?? ''
-    const entries = foldEntries(parseRecords(text))
+    // A line that cannot be read but names an external code stays in the journal as it is: the
+    // repeat guard refuses that code until someone has looked (it may be a request that was sent).
+    const unread: string[] = []
+    const entries = foldEntries(parseRecords(text, (line) => (codeOfDamagedRecord(line) === undefined ? undefined : unread.push(line))))
     const pending = entries.filter((entry) => entry.state === 'pending')
-    const lines = pending.flatMap(({state: _state, outcome, outcomes: _outcomes, ...request}) => [
-      JSON.stringify(request),
-      ...(outcome ? [JSON.stringify(outcome)] : []),
-    ])
+    const lines = [
+      ...unread,
+      ...pending.flatMap(({state: _state, outcome, outcomes: _outcomes, ...request}) => [JSON.stringify(request), ...(outcome ? [JSON.stringify(outcome)] : [])]),
+    ]
     const kept = lines.length > 0 ? `${lines.join('\n')}\n` : ''
     // Unless at least half the file is settled history, rotating would free little: keep appending.
     if (Buffer.byteLength(kept) > size / 2) return
@@ -449,8 +480,9 @@ export class Journal {
   }
 
   /**
-   * The journal's whole lines as bytes (not parsed), opened without following a symlink; empty when
-   * there is no journal. The repeat guard searches them for its codes before parsing any.
+   * The journal as bytes (not parsed), a line cut short at its end included, opened without
+   * following a symlink; empty when there is no journal. The repeat guard searches them for its
+   * codes before parsing any.
    */
   async bytes(): Promise<Buffer> {
     let handle
@@ -461,8 +493,7 @@ export class Journal {
       throw error
     }
     try {
-      const buffer = await handle.readFile()
-      return buffer.subarray(0, buffer.lastIndexOf(0x0a) + 1)
+      return await handle.readFile()
     } finally {
       await handle.close()
     }

@@ -1,7 +1,7 @@
 import {constants} from 'node:fs'
 import {FolderError} from '../api/folder.js'
 
-import {canonical, family, fieldsHash, openRegular, parseRecords, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
+import {canonical, codeOfDamagedRecord, family, fieldsHash, openRegular, parseRecords, senderOf, type EntryState, type IndexRecord, type Journal, type JournalRecord} from '../journal/journal.js'
 
 export {canonical}
 
@@ -61,9 +61,13 @@ const ONE_PER_CODE = new Set(['withdraw'])
  * last look (by this process or another), not the whole journal again.
  */
 interface SentIndex {
-  at?: {ino: number; offset: number}
+  at?: {ino: number; offset: number; lines: number}
   entries: Map<string, Sent>
   byCode: Map<string, Sent[]>
+  /** The codes named by lines that cannot be read, with the first such line's number. */
+  damaged: Map<string, number>
+  /** What follows the file's last whole line (a line cut short), when it names a code. */
+  tail?: {code: string; line: number}
 }
 
 const indexes = new Map<string, SentIndex>()
@@ -97,13 +101,21 @@ function apply(index: SentIndex, record: JournalRecord): void {
 /** The index of the journal file, brought up to date with what was appended since it was last read. */
 async function currentIndex(journal: Journal): Promise<SentIndex> {
   let index = indexes.get(journal.path)
-  const read = await journal.readFrom(index?.at)
+  const damaged: Array<[line: string, number: number]> = []
+  const read = await journal.readFrom(index?.at, (line, number) => damaged.push([line, number]))
   if (!index || read.reset) {
-    index = {entries: new Map(), byCode: new Map()}
+    index = {entries: new Map(), byCode: new Map(), damaged: new Map()}
     indexes.set(journal.path, index)
   }
+  const before = read.reset ? 0 : (index.at?.lines ?? 0)
   for (const record of read.records) apply(index, record)
-  index.at = {ino: read.ino, offset: read.offset}
+  for (const [line, number] of damaged) {
+    const code = codeOfDamagedRecord(line)
+    if (code !== undefined && !index.damaged.has(code)) index.damaged.set(code, before + number + 1)
+  }
+  const code = codeOfDamagedRecord(read.tail)
+  index.tail = code === undefined ? undefined : {code, line: before + read.lines + 1}
+  index.at = {ino: read.ino, offset: read.offset, lines: before + read.lines}
   return index
 }
 
@@ -133,12 +145,20 @@ async function currentOfCodes(journal: Journal, codes: readonly string[]): Promi
   for (const code of new Set(codes)) linesWith(text, Buffer.from(JSON.stringify(code)), starts)
   const wanted = new Set(codes)
   const entries = new Set<string>()
-  for (const record of parseRecords([...starts].map(lineAt).join('\n'))) {
+  const index: SentIndex = {entries: new Map(), byCode: new Map(), damaged: new Map()}
+  const found = [...starts].sort((a, b) => a - b)
+  const records = parseRecords(found.map(lineAt).join('\n'), (line, at) => {
+    const code = codeOfDamagedRecord(line)
+    if (code === undefined || !wanted.has(code)) return
+    const number = lineNumberAt(text, found[at])
+    if (text.indexOf(0x0a, found[at]) === -1) index.tail = {code, line: number}
+    else if (!index.damaged.has(code)) index.damaged.set(code, number)
+  })
+  for (const record of records) {
     const code = record.type === 'request' ? record.request?.body?.externalCode : undefined
     if (typeof code === 'string' && wanted.has(code)) entries.add(record.entry)
   }
   for (const entry of entries) linesWith(text, Buffer.from(JSON.stringify(entry)), starts)
-  const index: SentIndex = {entries: new Map(), byCode: new Map()}
   for (const record of parseRecords([...starts].sort((a, b) => a - b).map(lineAt).join('\n'))) apply(index, record)
   return index
 }
@@ -181,9 +201,11 @@ function codeOfDamaged(line: string): string | undefined {
  * ends inside it): the guard cannot tell whether that code was sent, so the command refuses rather
  * than send (exit 3, naming the file and line and how to check it).
  */
-function damagedLine(path: string, line: number, code: string, why: string): FolderError {
-  return new FolderError(`${path}, line ${line}, names the external code ${JSON.stringify(code)} but ${why}: the journal's index cannot tell whether it was sent, so nothing was sent`, {
-    hint: `Look at the line (\`sed -n '${line}p' ${path}\`) and at \`gateway journal list\`; once you are sure that ${JSON.stringify(code)} was not sent, send it with --allow-repeats. The index is the journal's memory: keep the file.`,
+function damagedLine(path: string, line: number, code: string, why: string, what = "the journal's index"): FolderError {
+  return new FolderError(`${path}, line ${line}, names the external code ${JSON.stringify(code)} but ${why}: ${what} cannot tell whether it was sent, so nothing was sent`, {
+    hint: `Look at the line (\`sed -n '${line}p' ${path}\`) and at \`gateway journal list\`; once you are sure that ${JSON.stringify(code)} was not sent, send it with --allow-repeats. ${
+      what === 'the journal' ? 'Keep the file: it is what keeps money from moving twice.' : "The index is the journal's memory: keep the file."
+    }`,
   })
 }
 
@@ -330,6 +352,11 @@ export async function findRepeats<R extends {body: Record<string, unknown>}>(
   const first = !looked.has(journal.path) && codes.length <= SEARCHED
   looked.add(journal.path)
   const current = first ? await currentOfCodes(journal, codes) : await currentIndex(journal)
+  for (const code of codes) {
+    const line = current.damaged.get(code)
+    if (line !== undefined) throw damagedLine(journal.path, line, code, 'cannot be read', 'the journal')
+    if (current.tail?.code === code) throw damagedLine(journal.path, current.tail.line, code, 'is cut short at the end of the file', 'the journal')
+  }
   const old = await archivedSent(journal, codes)
   const repeats: Array<Repeat<R>> = []
   for (const request of compared) {

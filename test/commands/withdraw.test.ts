@@ -330,4 +330,26 @@ describe('withdraw', () => {
     // The test's own planted line goes, so that the other tests' config folder is as it was.
     truncateSync(path, 0)
   })
+
+  it('a damaged journal line naming the code refuses the payout (exit 3, the journal and line named), single and batch, and sends nothing', async () => {
+    const {existsSync, readFileSync} = await import('node:fs')
+    const code = 'payout-damaged-2'
+    const journal = join(config.dir, 'journal.jsonl')
+    const before = existsSync(journal) ? readFileSync(journal) : Buffer.alloc(0)
+    // A request record whose bytes were damaged (a colon lost): it names the code but cannot be read.
+    writeFileSync(journal, `{"type""request","entry":"x","command":"withdraw","request":{"body":{"amount":100,"externalCode":${JSON.stringify(code)}}}}\n`, {flag: 'a', mode: 0o600})
+    const line = before.toString('utf8').split('\n').length
+    const sent = await withdrawals()
+    const single = await cli(['--amount', '100', '--pix-key', CPF, '--external-code', code, '--yes'])
+    expect(single.code, single.stderr).toBe(3)
+    expect(single.stderr).toContain(`${journal}, line ${line}, names the external code "${code}" but cannot be read`)
+    expect(single.stderr).toContain('nothing was sent')
+    const batch = join(config.dir, '..', 'damaged-journal-batch.csv')
+    writeFileSync(batch, `amount,pix-key,external-code\n100,${CPF},${code}\n`)
+    const rows = await cli(['--batch', batch, '--yes'])
+    expect(rows.code, rows.stderr).not.toBe(0)
+    expect(rows.stderr).toContain(`${journal}, line ${line}`)
+    expect(await withdrawals()).toBe(sent)
+    writeFileSync(journal, before, {mode: 0o600})
+  })
 })

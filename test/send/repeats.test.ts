@@ -225,4 +225,52 @@ describe('the repeat guard', () => {
       }
     })
   })
+
+  describe('a damaged journal line that names the code fails closed, and is kept at rotation', () => {
+    const sent = request('sent', 'key-sent', 'order-torn')
+    const whole = JSON.stringify(sent)
+    const cases: Array<[string, (line: string) => string, string, number]> = [
+      ['does not parse (second of three lines)', (line) => `${JSON.stringify(request('a', 'key-a', 'order-a'))}\n${line.replace('"type":', '"type"')}\n${JSON.stringify(request('b', 'key-b', 'order-b'))}\n`, 'cannot be read', 2],
+      ['is cut short at the end of the file', (line) => `${JSON.stringify(request('a', 'key-a', 'order-a'))}\n${line.slice(0, line.indexOf('"order-torn"') + 14)}`, 'is cut short at the end of the file', 2],
+    ]
+    it.each(cases)('a line that %s: refused on a first look, on a batch of many, and on a look after another', async (_name, text, why, number) => {
+      for (const how of ['first', 'many', 'again'] as const) {
+        config = tempConfigDir()
+        const {mkdirSync, writeFileSync} = await import('node:fs')
+        mkdirSync(config.dir, {recursive: true, mode: 0o700})
+        const journal = new Journal(config.dir)
+        writeFileSync(journal.path, text(whole), {mode: 0o600})
+        // A process that checks again (a batch, row by row) reads the file whole the second time.
+        if (how === 'again') expect(await findRepeats(journal, target, 'tx create', [{body: body('key-z', 'order-z')}])).toEqual([])
+        const extra = how === 'many' ? Array.from({length: 40}, (_, index) => ({body: body(`k${index}`, `other-${index}`)})) : []
+        const error = (await findRepeats(journal, target, 'tx create', [...extra, {body: body('key-again', 'order-torn')}]).catch((caught: unknown) => caught)) as Error & {hint?: string}
+        expect(error, how).toBeInstanceOf(FolderError)
+        expect(error.message).toBe(`${journal.path}, line ${number}, names the external code "order-torn" but ${why}: the journal cannot tell whether it was sent, so nothing was sent`)
+        expect(error.hint).toContain(`sed -n '${number}p' ${journal.path}`)
+        // Other codes are not held up by it.
+        expect(await findRepeats(journal, target, 'tx create', [{body: body('key-c', 'order-c')}])).toEqual([])
+        config.remove()
+        config = undefined
+      }
+    })
+
+    it('a rotation keeps the damaged line in the journal, so the code is still refused after it', async () => {
+      config = tempConfigDir()
+      const {mkdirSync, writeFileSync, readFileSync} = await import('node:fs')
+      mkdirSync(config.dir, {recursive: true, mode: 0o700})
+      const journal = new Journal(config.dir, {maxBytes: 4096})
+      const damaged = whole.replace('"type":', '"type"')
+      writeFileSync(journal.path, `${damaged}\n`, {mode: 0o600})
+      // Settled history past the size limit: the next append rotates.
+      for (let index = 0; index < 20; index += 1) {
+        await journal.append(request(`n${index}`, `key-n${index}`, `order-n${index}`))
+        await journal.append({type: 'outcome', entry: `n${index}`, at: sent.at, state: 'done', by: 'tx create'})
+      }
+      const text = readFileSync(journal.path, 'utf8')
+      expect(text.length).toBeLessThan(4096)
+      expect(text.split('\n')).toContain(damaged)
+      const fresh = new Journal(config.dir)
+      await expect(findRepeats(fresh, target, 'tx create', [{body: body('key-again', 'order-torn')}])).rejects.toThrow(/names the external code "order-torn" but cannot be read/)
+    })
+  })
 })
