@@ -69,7 +69,7 @@ export function checkConfigFolder(dir: string): void {
 }
 
 /** The files this program reads and writes in the folder: regular files only (a FIFO would hang a read). */
-const DATA_FILE = /^(config|credentials|tokens)\.json$|^journal(-index-[0-9a-f]|-\d{8}T\d{9}Z)?\.jsonl$|\.lock\.holder$/
+const DATA_FILE = /^(config|credentials|tokens)\.json$|^journal(-index-[0-9a-f]|-\d{8}T\d{9}Z)?\.jsonl$|\.lock\.(holder|remover)$/
 /** The lock sockets (and a lock's own bound socket, and its breaker's). */
 const LOCK_NAME = /^(journal)?\.lock(\.[0-9a-f]{8}|\.break(\.[0-9a-f]{8})?)?$/
 

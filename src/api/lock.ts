@@ -1,4 +1,4 @@
-import {constants, lstatSync, promises as fsp, readFileSync, readlinkSync, unlinkSync} from 'node:fs'
+import {constants, lstatSync, promises as fsp, readFileSync, readlinkSync, type Stats, unlinkSync} from 'node:fs'
 import {createConnection, createServer, type Server, type Socket} from 'node:net'
 import {basename, dirname, join} from 'node:path'
 
@@ -25,6 +25,15 @@ import {FolderError} from './folder.js'
  *
  * A lock is released only by its owner: it unlinks the path while still listening (so nobody can
  * take the path for dead meanwhile), and only when the path is still its own inode.
+ *
+ * A dead holder's lock (or a dead breaker's) is removed only by the one remover of the moment: a
+ * process holding `<lock>.remover`, a lock the kernel keeps on that file (SQLite's exclusive lock,
+ * an fcntl lock) and drops when its holder dies, so it never needs removing itself. A remover looks
+ * again before it unlinks (the same device and inode, still refusing or still gone), and nobody
+ * else can change the path meanwhile: a taker only makes a missing path, and a holder removes only
+ * its own live lock. Each command that takes the lock also sweeps, as the remover, what a crash left
+ * of its own naming: a socket bound under its own name (`<lock>.<hex>`, killed between listen and
+ * link) that refuses connections, and a file lock's copy (`<lock>.<pid>.<hex>`) whose pid is gone.
  */
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -136,7 +145,7 @@ function probe(path: string, answerMs = 500): Promise<Probe> {
             command: typeof info.command === 'string' ? info.command : undefined,
             since: typeof info.since === 'string' ? info.since : undefined,
             ...(typeof info.token === 'string' ? {token: info.token} : {}),
-          } as LockHolder,
+          },
         }
       } catch {
         return {state: 'alive', holder: {silent}}
@@ -402,43 +411,150 @@ async function noteOf(path: string, ino: number): Promise<LockHolder> {
   }
 }
 
-/** Removes the socket at `path` when it is still inode `ino` and refuses connections twice, a moment apart. */
-async function removeIfDead(path: string, ino: number): Promise<void> {
+/** Whether `now` is still the file `seen` was (the same device and inode). */
+const same = (now: Stats | undefined, seen: Stats) => now !== undefined && now.dev === seen.dev && now.ino === seen.ino
+
+/** node:sqlite, loaded when a remover is first needed (Node 22 calls it experimental, aloud: not said here). */
+let sqlite: typeof import('node:sqlite') | null | undefined
+async function loadSqlite(): Promise<typeof import('node:sqlite') | null> {
+  if (sqlite !== undefined) return sqlite
+  const emit = process.emitWarning
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (/sqlite/i.test(typeof warning === 'string' ? warning : warning.message)) return
+    ;(emit as (...args: unknown[]) => void).call(process, warning, ...rest)
+  })
+  try {
+    sqlite = await import('node:sqlite')
+  } catch {
+    sqlite = null
+  } finally {
+    process.emitWarning = emit
+  }
+  return sqlite
+}
+
+/**
+ * Runs `remove` as the one remover of the lock at `path` (see the module's comment): 'busy' when
+ * another process is the remover (the caller looks again later), 'unavailable' when no such lock
+ * can be had here (a file system without fcntl locks, something else planted at the name).
+ */
+async function asRemover(path: string, remove: () => Promise<void>): Promise<'done' | 'busy' | 'unavailable'> {
+  const name = `${path}.remover`
+  const there = await fsp.lstat(name).catch(() => undefined)
+  if (there && !there.isFile()) return 'unavailable'
+  const module = await loadSqlite()
+  if (!module) return 'unavailable'
+  let mask: number | undefined
+  try {
+    mask = process.umask(0o077)
+  } catch {
+    // A worker thread: the file is made with the process's umask.
+  }
+  let db: InstanceType<typeof module.DatabaseSync>
+  try {
+    db = new module.DatabaseSync(name, {timeout: 0})
+  } catch {
+    return 'unavailable'
+  } finally {
+    if (mask !== undefined) process.umask(mask)
+  }
+  try {
+    try {
+      db.exec('BEGIN EXCLUSIVE')
+    } catch (error) {
+      // SQLITE_BUSY: another process holds it.
+      return (error as {errcode?: number}).errcode === 5 ? 'busy' : 'unavailable'
+    }
+    await remove()
+    return 'done'
+  } finally {
+    try {
+      db.close()
+    } catch {
+      // Closed with the process anyway, and the kernel's lock with it.
+    }
+  }
+}
+
+/** Removes the socket at `path` when it is still the one seen and refuses connections twice, a moment apart. */
+async function removeIfDead(path: string, seen: Stats): Promise<void> {
   if ((await probe(path)).state !== 'dead') return
   await sleep(20)
   const after = await fsp.lstat(path).catch(() => undefined)
-  if (after?.isSocket() && after.ino === ino && (await probe(path)).state === 'dead') await fsp.unlink(path).catch(() => undefined)
+  if (after?.isSocket() && same(after, seen) && (await probe(path)).state === 'dead') await fsp.unlink(path).catch(() => undefined)
 }
 
-/** Breaks a dead holder's socket: one breaker at a time, after seeing it refuse again, and only the same inode. */
-async function breakSocket(path: string, ino: number): Promise<void> {
+/**
+ * Breaks a dead holder's socket, after seeing it refuse again, and only the same device and inode:
+ * as the remover, and under the breaker's socket too where its name fits (which is how an earlier
+ * version of this program, still running beside this one, takes turns at it).
+ */
+async function breakSocket(path: string, seen: Stats): Promise<void> {
   const breaker = `${path}.break`
   const held = await holdSocket(breaker)
   if (held === 'no-socket') {
     // The breaker's longer name takes no socket here: the lock itself is removed when it refuses
     // twice, the same inode both times.
-    await removeIfDead(path, ino)
+    await removeIfDead(path, seen)
     return
   }
   if (held === 'in-use') {
     // A breaker that died while breaking leaves its socket: removed when it refuses twice, same inode.
     const before = await fsp.lstat(breaker).catch(() => undefined)
-    if (before?.isSocket()) await removeIfDead(breaker, before.ino)
+    if (before?.isSocket()) await removeIfDead(breaker, before)
     return
   }
   try {
     const now = await fsp.lstat(path).catch(() => undefined)
-    if (now?.isSocket() && now.ino === ino && (await probe(path)).state === 'dead') await fsp.unlink(path).catch(() => undefined)
+    if (now?.isSocket() && same(now, seen) && (await probe(path)).state === 'dead') await fsp.unlink(path).catch(() => undefined)
   } finally {
     await release(held)
   }
 }
 
 /** Breaks a file lock whose holder is provably gone, if the path is still that file. */
-async function breakFile(path: string, ino: number): Promise<void> {
+async function breakFile(path: string, seen: Stats): Promise<void> {
   const again = await readFileLock(path)
   const now = await fsp.lstat(path).catch(() => undefined)
-  if (again?.gone && now?.ino === ino) await fsp.unlink(path).catch(() => undefined)
+  if (again?.gone && same(now, seen)) await fsp.unlink(path).catch(() => undefined)
+}
+
+/** Lock paths this process has swept already: once a process is enough (a batch takes the lock a row). */
+const swept = new Set<string>()
+
+/**
+ * Removes what a crash left of this lock's own naming (see the module's comment), as the remover: a
+ * bound socket that refuses connections, a file lock's copy whose holder, of this PID namespace and
+ * boot, is gone. Never the lock itself, nor anything that may belong to a live process.
+ */
+async function sweep(path: string): Promise<void> {
+  if (swept.has(path)) return
+  swept.add(path)
+  const dir = dirname(path)
+  const own = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const bound = new RegExp(`^${own}(\\.break)?\\.[0-9a-f]{8}$`)
+  const copy = new RegExp(`^${own}(\\.break)?\\.\\d+\\.[0-9a-f]{8}$`)
+  let names: string[]
+  try {
+    names = (await fsp.readdir(dir)).filter((name) => bound.test(name) || copy.test(name))
+  } catch {
+    return
+  }
+  if (names.length === 0) return
+  await asRemover(path, async () => {
+    for (const name of names) {
+      const leftover = join(dir, name)
+      const seen = await fsp.lstat(leftover).catch(() => undefined)
+      if (bound.test(name)) {
+        if (seen?.isSocket()) await removeIfDead(leftover, seen)
+        continue
+      }
+      if (!seen?.isFile()) continue
+      const file = await readFileLock(leftover)
+      const now = await fsp.lstat(leftover).catch(() => undefined)
+      if (file?.gone && same(now, seen)) await fsp.unlink(leftover).catch(() => undefined)
+    }
+  })
 }
 
 /** One attempt: the lock held, or who holds it (after removing a dead holder's, when provable). */
@@ -457,13 +573,13 @@ async function attempt(path: string): Promise<Held | {busy: LockHolder | undefin
   }
   if (info.isSocket()) {
     const seen = await probe(path)
-    if (seen.state === 'dead') await breakSocket(path, info.ino)
+    if (seen.state === 'dead') await asRemover(path, () => breakSocket(path, info)).then((how) => (how === 'unavailable' ? breakSocket(path, info) : undefined))
     if (seen.state !== 'alive') return {busy: undefined}
     return {busy: seen.holder.pid === undefined ? {...(await noteOf(path, info.ino)), silent: true} : seen.holder}
   }
   if (info.isFile()) {
     const file = await readFileLock(path)
-    if (file?.gone) await breakFile(path, info.ino)
+    if (file?.gone) await asRemover(path, () => breakFile(path, info)).then((how) => (how === 'unavailable' ? breakFile(path, info) : undefined))
     return {busy: file?.holder}
   }
   throw new FolderError(`${path} in the config folder is not a lock this program made (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : 'not a regular file'})`, {
@@ -487,6 +603,9 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
     const result = await attempt(lockPath)
     if (!('busy' in result)) {
       held = result
+      // What a crash left beside the lock goes, now that this process holds it: quickly, and never
+      // in the way of the command (a remover busy elsewhere leaves it for the next).
+      await sweep(lockPath).catch(() => undefined)
       break
     }
     const waited = Date.now() - started

@@ -1,8 +1,8 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {afterEach, describe, expect, it} from 'vitest'
@@ -282,3 +282,129 @@ describe('withFileLock at every length of the config folder path', () => {
     expect(await eightAtOnce(path)).toEqual({most: 1, ran: 8})
   })
 })
+
+/**
+ * A process that strace kills at its first `link` (the call that puts a bound lock socket in place),
+ * before the call is made; or whose first `link` it holds back 4 s, the process alive meanwhile.
+ */
+function atLink(path: string, how: 'killed' | 'held back'): ChildProcess {
+  const script = `const {withFileLock} = await import(${JSON.stringify(LOCK)}); await withFileLock(${JSON.stringify(path)}, async () => { process.stdout.write('held\\n'); await new Promise(() => setInterval(() => {}, 1000)) })`
+  const inject = how === 'killed' ? 'error=ENOENT:signal=SIGKILL' : 'delay_enter=4000000'
+  const child = spawn('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=link,linkat', '-e', `inject=link,linkat:${inject}:when=1`, process.execPath, '--input-type=module', '-e', script])
+  children.push(child)
+  return child
+}
+
+/** The names in the lock's folder that a lock socket is bound under before it is linked (`<lock>.<hex>`). */
+const boundNames = (path: string) => readdirSync(dirname(path)).filter((name) => new RegExp(`^${basename(path)}\\.[0-9a-f]{8}$`).test(name))
+
+describe('what a crash leaves beside the lock', () => {
+  it('a holder killed between its socket\'s listen and link (strace) leaves its bound socket, swept by the next command that takes the lock; a live one is kept', async () => {
+    const path = lockPath('journal.lock')
+    // Two crashes, each leaving one.
+    for (let crash = 0; crash < 2; crash += 1) {
+      const child = atLink(path, 'killed')
+      await exited(child)
+      expect(child.signalCode ?? child.exitCode).toBe('SIGKILL')
+      expect(existsSync(path)).toBe(false)
+    }
+    const left = boundNames(path)
+    expect(left).toHaveLength(2)
+    for (const name of left) expect(lstatSync(join(dirname(path), name)).isSocket()).toBe(true)
+    // And one process held back at that very point: alive, its socket listening.
+    const stopped = atLink(path, 'held back')
+    const deadline = Date.now() + 10_000
+    while (boundNames(path).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    const live = boundNames(path).find((name) => !left.includes(name))
+    expect(live).toBeDefined()
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+    expect(boundNames(path)).toEqual([live])
+    // Let go, it takes the lock as if nothing happened.
+    let said = ''
+    stopped.stdout!.setEncoding('utf8').on('data', (chunk: string) => (said += chunk))
+    const until = Date.now() + 15_000
+    while (!said.includes('held') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(said).toContain('held')
+    expect(lstatSync(path).isSocket()).toBe(true)
+  })
+
+  it('a file lock\'s copy left by a holder killed before it was linked goes when its pid is gone here; one of another namespace stays', async () => {
+    const path = lockPath('journal.lock')
+    const dead = spawnSync('true').pid
+    const here = {ns: readlinkSync('/proc/self/ns/pid'), boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}
+    const gone = `${path}.${dead}.0badc0de`
+    const elsewhere = `${path}.${dead}.0ddba11a`
+    writeFileSync(gone, JSON.stringify({pid: dead, ...here}), {mode: 0o600})
+    writeFileSync(elsewhere, JSON.stringify({pid: dead, ns: 'pid:[1]', boot: here.boot}), {mode: 0o600})
+    await expect(withFileLock(path, async () => 'ran', {waitMs: 5000})).resolves.toBe('ran')
+    expect(existsSync(gone)).toBe(false)
+    expect(existsSync(elsewhere)).toBe(true)
+  })
+})
+
+/**
+ * A remover whose unlink comes late (a busy machine: strace delays each unlink of the lock's path 300 ms) must
+ * never remove a live holder's lock taken meanwhile by another: removals take turns, each looking
+ * again at the same device and inode before it unlinks.
+ */
+describe('one holder at a time while a remover\'s unlink is delayed', () => {
+  const folderOf = (length: number): string => {
+    const base = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
+    dirs.push(base)
+    const dir = join(base, 'x'.repeat(length - Buffer.byteLength(base) - 1))
+    spawnSync('mkdir', [dir])
+    return dir
+  }
+
+  /** Leaves a dead holder's lock at `path`: a socket whose process was killed, or a file lock of a pid gone here. */
+  async function deadLock(path: string, kind: 'socket' | 'file'): Promise<void> {
+    if (kind === 'file') {
+      const dead = spawnSync('true').pid
+      writeFileSync(path, JSON.stringify({pid: dead, ns: readlinkSync('/proc/self/ns/pid'), boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}), {mode: 0o600})
+      return
+    }
+    const child = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`])
+    await exited(child)
+    expect(lstatSync(path).isSocket()).toBe(true)
+  }
+
+  /** Four processes take the lock at once (two of them with each unlink of the lock's path delayed), each inside for 400 ms: whether two were ever inside together. */
+  async function fourAtOnce(path: string): Promise<{overlaps: number; ran: number}> {
+    const log = `${dirname(path)}/../inside.log`
+    const marker = `${dirname(path)}/../inside`
+    const go = Date.now() + 1500
+    // The delayed ones look first; the others 60 ms later, while the first unlink is held back.
+    const script = (start: number) => `const fs = require('node:fs'); (async () => { const {withFileLock} = await import(${JSON.stringify(LOCK)});
+      while (Date.now() < ${start}) await new Promise((r) => setTimeout(r, 2));
+      await withFileLock(${JSON.stringify(path)}, async () => {
+        try { fs.writeFileSync(${JSON.stringify(marker)}, '', {flag: 'wx'}) } catch { fs.appendFileSync(${JSON.stringify(log)}, 'overlap\\n') }
+        await new Promise((r) => setTimeout(r, 400))
+        fs.rmSync(${JSON.stringify(marker)}, {force: true})
+        fs.appendFileSync(${JSON.stringify(log)}, 'ran\\n')
+      }, {waitMs: 20000}) })()`
+    const runs = Array.from({length: 4}, (_, index) => {
+      const argv = [process.execPath, '-e', script(index < 2 ? go : go + 60)]
+      const child = index < 2 ? spawn('strace', ['-f', '-qq', '--seccomp-bpf', '-o', '/dev/null', '-P', path, '-e', 'trace=unlink,unlinkat', '-e', 'inject=unlink,unlinkat:delay_enter=300000', ...argv]) : spawn(argv[0], argv.slice(1))
+      children.push(child)
+      return exited(child)
+    })
+    await Promise.all(runs)
+    const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []
+    return {overlaps: lines.filter((line) => line === 'overlap').length, ran: lines.filter((line) => line === 'ran').length}
+  }
+
+  it.each([
+    [40, 'socket'],
+    [80, 'socket'],
+    [82, 'socket'],
+    [85, 'socket'],
+    [80, 'file'],
+    [85, 'file'],
+    [107, 'file'],
+  ] as const)('a folder path of %i bytes, a dead holder\'s %s lock', async (length, kind) => {
+    const path = join(folderOf(length), 'journal.lock')
+    await deadLock(path, kind)
+    expect(await fourAtOnce(path)).toEqual({overlaps: 0, ran: 4})
+  }, 60_000)
+})
+
