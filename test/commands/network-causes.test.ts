@@ -274,3 +274,129 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
     }
   })
 })
+
+/**
+ * The first attempt of a charge or a payout goes through the proxy and reaches the gateway, which
+ * acts, and its answer is lost (the sandbox's reset-after); the proxy then refuses the retry's
+ * CONNECT (503, 407) or answers it with 200 and garbage. Whatever the retry met, the entry stays
+ * pending, the message says the gateway may have made it, and the same request again is refused.
+ */
+describe('an answer lost, then a proxy that fails the retry', () => {
+  let sandbox: Sandbox
+  let pki: Pki
+  let config: ReturnType<typeof tempConfigDir>
+  let gateway: {port: number; close(): Promise<void>}
+  beforeAll(async () => {
+    sandbox = await startTestSandbox()
+    pki = makePki()
+    config = tempConfigDir()
+    gateway = await tlsFront(Number(new URL(sandbox.baseUrl).port), {cert: pki.read(pki.server.cert), key: pki.read(pki.server.key)})
+  })
+  afterAll(async () => {
+    await gateway.close()
+    await sandbox.close()
+    pki.remove()
+    config.remove()
+  })
+
+  const moneyMoved = async () => {
+    const {byRoute} = (await (await fetch(`${sandbox.baseUrl}/_sandbox/stats`)).json()) as {byRoute: Record<string, number>}
+    return (byRoute['POST /core/transaction'] ?? 0) + (byRoute['POST /core/withdraw'] ?? 0)
+  }
+
+  /** A CONNECT proxy on 127.0.0.1 that carries tunnels to the gateway until money has moved, then fails each new one as `later` says. */
+  async function switchingProxy(later: '503' | '407' | 'garbage'): Promise<{port: number; close(): Promise<void>}> {
+    const before = await moneyMoved()
+    const sockets = new Set<Socket>()
+    const server = createNetServer((client) => {
+      sockets.add(client)
+      client.on('close', () => sockets.delete(client))
+      client.on('error', () => client.destroy())
+      let head = ''
+      const onData = (chunk: Buffer) => {
+        head += chunk.toString('latin1')
+        if (!head.includes('\r\n\r\n')) return
+        client.off('data', onData)
+        client.pause()
+        void answer()
+      }
+      const answer = async () => {
+        if ((await moneyMoved()) === before) {
+          const upstream = netConnect(gateway.port, '127.0.0.1', () => {
+            client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+            client.pipe(upstream).pipe(client)
+            client.resume()
+          })
+          sockets.add(upstream)
+          upstream.on('close', () => sockets.delete(upstream))
+          upstream.on('error', () => client.destroy())
+          return
+        }
+        if (later === '503') client.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n')
+        else if (later === '407') client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n')
+        else client.end('HTTP/1.1 200 Connection Established\r\n\r\nthis is not TLS\r\n')
+      }
+      client.on('data', onData)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy()
+          server.close(() => resolve())
+        }),
+    }
+  }
+
+  let run = 0
+  it.each([
+    ['tx create', '503'],
+    ['tx create', '407'],
+    ['tx create', 'garbage'],
+    ['withdraw', '503'],
+    ['withdraw', '407'],
+    ['withdraw', 'garbage'],
+  ] as const)('%s, the retry refused by the proxy (%s): exit 7, pending, the gateway may have made it, and the same again refused', async (command, later) => {
+    run += 1
+    const proxy = await switchingProxy(later)
+    const env = {
+      GATEWAY_CONFIG_DIR: join(config.dir, `p${run}`),
+      HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+      NO_PROXY: undefined,
+      no_proxy: undefined,
+      GATEWAY_CA_FILE: pki.ca,
+      GATEWAY_CLIENT_SECRET: 'sandbox-secret',
+      NODE_EXTRA_CA_CERTS: undefined,
+    }
+    try {
+      const login = await runCommand(['login', '--base-url', `https://${REMOTE_HOST}:${gateway.port}`, '--client-id', 'sandbox'], {env})
+      expect(login.code, login.stderr).toBe(0)
+      const code = `proxy-retry-${run}`
+      const args =
+        command === 'withdraw'
+          ? ['withdraw', '--amount', '1500', '--pix-key', '529.982.247-25', '--external-code', code, '--yes']
+          : ['tx', 'create', '--amount', '1500', '--external-code', code]
+      await fetch(`${sandbox.baseUrl}/_sandbox/faults`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({route: command === 'withdraw' ? 'POST /core/withdraw' : 'POST /core/transaction', kind: 'reset-after'})})
+      const before = await moneyMoved()
+      const first = await runCommand(args, {env})
+      // The gateway made it, once.
+      expect(await moneyMoved()).toBe(before + 1)
+      expect(first.code, first.stderr).toBe(7)
+      expect(first.stderr).toContain('the gateway may have made it')
+      expect(first.stderr).not.toContain('nothing was sent')
+      const pending = await runCommand(['journal', 'list', '--pending', '--json'], {env})
+      expect(pending.code, pending.stderr).toBe(0)
+      expect(JSON.stringify(JSON.parse(pending.stdout))).toContain(code)
+      // The same request again, under a new key: refused as a repeat, nothing sent.
+      await fetch(`${sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
+      const again = await runCommand(args, {env})
+      expect(again.code, again.stderr).toBe(2)
+      expect(again.stderr).toContain(code)
+      expect(await moneyMoved()).toBe(before + 1)
+    } finally {
+      await fetch(`${sandbox.baseUrl}/_sandbox/faults`, {method: 'DELETE'})
+      await proxy.close()
+    }
+  })
+})
