@@ -555,7 +555,8 @@ export class GatewayClient {
     // command adds that its entry is pending, and how `journal retry` settles it).
     const retryable = options.retryable === true || earlier
     if (notSent) text += '; nothing was sent'
-    else if (earlier) text += '; an earlier attempt may have reached the gateway: the gateway may have made it'
+    // Only a request that makes something (it carries an idempotency key) is said to be made.
+    else if (earlier) text += `; an earlier attempt may have reached the gateway${request.idempotencyKey ? ': the gateway may have made it' : ''}`
     if (!notSent && request.idempotencyKey && retryable) {
       text += `; idempotency key ${request.idempotencyKey}: send the request again with it to retry safely`
     }
