@@ -52,9 +52,15 @@ export async function txGet(options: TxGetOptions, ctx: CommandContext): Promise
     const {transactionLines} = await import('../render/transaction.js')
     const lines = transactionLines(record, ctx.paint, ctx.env.TZ)
     const uri = record.pixResponse?.uri
-    // The same rule as tx create's: drawn only whole on screen, with the lines after it.
-    if (uri && options.qr) await (await import('./qr.js')).drawQr(ctx, uri, lines, id)
-    for (const line of lines) ctx.out(line)
+    if (uri && options.qr) {
+      // The record first, then the QR code with only the copy-and-paste code under it: the same rule
+      // as tx create's (drawn only whole on screen, with the lines after it), on a screen of 40 rows.
+      const at = lines.findIndex((line) => line.includes('Pix copia e cola'))
+      const after = at === -1 ? lines : lines.slice(at)
+      for (const line of at === -1 ? [] : lines.slice(0, at)) ctx.out(line)
+      await (await import('./qr.js')).drawQr(ctx, uri, after, id)
+      for (const line of after) ctx.out(line)
+    } else for (const line of lines) ctx.out(line)
   } else {
     const {printList} = await import('../output/printer.js')
     const {DEPOSIT_CSV, depositColumns} = await import('../render/deposits.js')

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {BIN, cleanEnv, runInTerminal} from '../helpers/cli.js'
+import {BIN, cleanEnv, runCli, runInTerminal} from '../helpers/cli.js'
 import {control} from '../helpers/sandbox.js'
 import {loggedInSandbox} from '../helpers/world.js'
 
@@ -94,6 +94,21 @@ describe('screens that fit the terminal', () => {
     expect(result.output).toMatch(/The QR code is not drawn: the terminal is too small for it \(it needs \d+ rows with the lines below it and the terminal has 24\)/)
     expect(result.output).toMatch(/Get the image with `gateway tx get [0-9a-f-]{36} --qr-png FILE`/)
     expect(result.output).toMatch(/Pix copia e cola:\s+00020126/)
+  })
+
+  it('tx get --qr: the QR code got again, drawn at 80×40, and at 80×24 pointed at the same charge\'s image, never at a new charge', async () => {
+    // Spawned without blocking: the sandbox answering it runs in this process.
+    const created = await runCli(['tx', 'create', '--amount', '4990', '--json'], {env: world.env})
+    expect(created.code, created.stderr).toBe(0)
+    const {id, pixResponse} = JSON.parse(created.stdout) as {id: string; pixResponse: {uri: string}}
+    const tall = await runInTerminal(['tx', 'get', id, '--qr'], {env: {...world.env, NO_COLOR: '1'}, cols: 80, rows: 40})
+    expect(tall.code).toBe(0)
+    expect(linesOf(tall.output).filter(isQrLine).length, tall.output).toBeGreaterThan(20)
+    const small = await runInTerminal(['tx', 'get', id, '--qr'], {env: {...world.env, NO_COLOR: '1'}, cols: 80, rows: 24})
+    expect(small.code).toBe(0)
+    expect(linesOf(small.output).filter(isQrLine)).toEqual([])
+    expect(small.output).toContain(`Get the image with \`gateway tx get ${id} --qr-png FILE\``)
+    expect(small.output.replace(/\s+/g, '')).toContain(pixResponse.uri.replace(/\s+/g, ''))
   })
 
   describe('a terminal that reports no size (0×0) is no terminal', () => {
