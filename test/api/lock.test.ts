@@ -32,6 +32,16 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
 
+/** A fresh folder whose path is `length` bytes long. */
+function folderOf(length: number): string {
+  const base = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
+  dirs.push(base)
+  const dir = join(base, 'x'.repeat(length - Buffer.byteLength(base) - 1))
+  spawnSync('mkdir', [dir])
+  expect(Buffer.byteLength(dir)).toBe(length)
+  return dir
+}
+
 /** A process (optionally in a PID namespace of its own) that takes the lock, says so, and holds it until killed. */
 async function holder(path: string, options: {namespace?: boolean} = {}): Promise<ChildProcess> {
   const script = `const {withFileLock} = await import(${JSON.stringify(LOCK)}); await withFileLock(${JSON.stringify(path)}, async () => { process.stdout.write('held\\n'); await new Promise(() => setInterval(() => {}, 1000)) })`
@@ -262,14 +272,6 @@ describe('withFileLock where no socket can be made (a path too long for one)', (
  * on a look that may be stale by the time of the removal. The lock is a socket only where both fit.
  */
 describe('withFileLock at every length of the config folder path', () => {
-  const folderOf = (length: number): string => {
-    const base = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
-    dirs.push(base)
-    const dir = join(base, 'x'.repeat(length - Buffer.byteLength(base) - 1))
-    spawnSync('mkdir', [dir])
-    expect(Buffer.byteLength(dir)).toBe(length)
-    return dir
-  }
 
   it.each([80, 82, 85, 90, 107])('a folder path of %i bytes: a socket only where its breaker fits, and one holder at a time after a holder was killed', async (length) => {
     const path = join(folderOf(length), 'journal.lock')
@@ -348,13 +350,6 @@ describe('what a crash leaves beside the lock', () => {
  * again at the same device and inode before it unlinks.
  */
 describe('one holder at a time while a remover\'s unlink is delayed', () => {
-  const folderOf = (length: number): string => {
-    const base = mkdtempSync(join(tmpdir(), 'gateway-lock-'))
-    dirs.push(base)
-    const dir = join(base, 'x'.repeat(length - Buffer.byteLength(base) - 1))
-    spawnSync('mkdir', [dir])
-    return dir
-  }
 
   /** Leaves a dead holder's lock at `path`: a socket whose process was killed, or a file lock of a pid gone here. */
   async function deadLock(path: string, kind: 'socket' | 'file'): Promise<void> {
