@@ -8,15 +8,15 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 const CI = fileURLToPath(new URL('../.ci/run', import.meta.url))
 const asRoot = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0
-/** What the script finds missing besides zsh and tmux, which the test's PATH hides: openpyxl, read from Debian's Python by absolute path. */
-const wanted = ['zsh', 'tmux', ...(spawnSync('/usr/bin/python3', ['-c', 'import openpyxl']).status === 0 ? [] : ['python3-openpyxl'])].join(' ')
+/** What the script finds missing: zsh, tmux and strace, which the test's PATH hides, and openpyxl, read from Debian's Python by absolute path. */
+const wanted = ['zsh', 'tmux', 'strace', ...(spawnSync('/usr/bin/python3', ['-c', 'import openpyxl']).status === 0 ? [] : ['python3-openpyxl'])].join(' ')
 
 /**
- * .ci/run installs what the tests need besides Node (zsh, tmux) when it is missing, so that CI
+ * .ci/run installs what the tests need besides Node (zsh, tmux, strace) when it is missing, so that CI
  * skips nothing. Run here on a PATH of its own where neither is found, with an apt-get that only
  * writes down what it was asked, and a `node` that stops the script right after.
  */
-describe('.ci/run on a machine without zsh and tmux (and openpyxl, where it is missing)', () => {
+describe('.ci/run on a machine without zsh, tmux and strace (and openpyxl, where it is missing)', () => {
   let bin: string
   beforeAll(() => {
     bin = mkdtempSync(join(tmpdir(), 'gateway-ci-'))
@@ -28,7 +28,7 @@ describe('.ci/run on a machine without zsh and tmux (and openpyxl, where it is m
   afterAll(() => rmSync(bin, {recursive: true, force: true}))
   const run = (prefix: string[] = []) => spawnSync(prefix[0] ?? join(bin, 'bash'), [...prefix.slice(1), ...(prefix.length ? [join(bin, 'bash')] : []), CI], {encoding: 'utf8', env: {PATH: bin}})
 
-  it.runIf(process.getuid?.() === 0)('as root: one apt-get update, then both installed, then on to Node', () => {
+  it.runIf(process.getuid?.() === 0)('as root: one apt-get update, then all installed, then on to Node', () => {
     const result = run()
     expect(result.stderr).toContain('node reached')
     expect(result.status).toBe(42)
