@@ -645,9 +645,9 @@ for (const {id, entry, carries} of FAST_COMMANDS) {
 for (const [name, specifiers] of [...vendorSpecifiers]) {
   if (Object.hasOwn(RAW_VENDORS, name)) continue
   const outfile = join(dirname(bundle), vendorBundleName(name))
-  // Imported as ES modules, as the main bundle imports them (the same files, zod's English locale
-  // alone), each offered as a module object marked as one, so that src/ gets its names and its
-  // default as from the package itself (see vendor-external above).
+  // Imported as ES modules, as the main bundle imports them (the same files), each offered as a
+  // module object marked as one, so that src/ gets its names and its default as from the package
+  // itself (see vendor-external above).
   const contents = [...specifiers]
     .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(`${VENDOR_PREFIX}${specifier}`)}}`])
     .join('\n')
