@@ -45,7 +45,7 @@ const COMMANDS = {
 /**
  * Each patch (by its name in scripts/build.mjs) and the commands it serves: oclif's on the commands
  * oclif runs, and on the refused charge where the fast bundles carry the patched module (oclif's
- * parser, its file helpers, its CLIError and logger); undici's and zod's on the lookup.
+ * parser, its file helpers, its CLIError and logger); undici's on the lookup.
  */
 const PATCHES = {
   'ascii-sort': ['oclif'],
@@ -54,21 +54,10 @@ const PATCHES = {
   'readline-on-demand': ['oclif', 'refused'],
   'perf_hooks-on-demand': ['oclif'],
   'fs-promises-on-demand': ['oclif', 'refused'],
-  'ejs-on-demand': ['oclif'],
-  'cli-spinners-on-demand': ['oclif'],
-  'wrap-ansi-on-demand': ['oclif', 'refused'],
-  'clean-stack-on-demand': ['oclif', 'refused'],
-  'minimatch-on-demand': ['oclif'],
-  'lilconfig-on-demand': ['oclif'],
   'debug-on-demand': ['oclif', 'refused'],
   'no-node-http': ['lookup'],
-  'no-header-tree': ['lookup'],
-  'llhttp-constants': ['lookup'],
   'h2-client-on-demand': ['lookup'],
-  'http2-on-demand': ['lookup'],
   'assert-on-demand': ['lookup'],
-  'parser-compiled-early': ['lookup'],
-  'zod-locales': ['lookup'],
 }
 
 /** Instructions a run of argv takes, less Node's random prime test; refuses a run that exits otherwise than expected. */

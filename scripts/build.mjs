@@ -222,18 +222,6 @@ function undiciNames(source) {
 }
 
 /**
- * undici's HTTP/2 client loads node:http2 at start (~14 ms) for its constants, though it speaks
- * HTTP/2 only when asked to (allowH2). Hand it the same constants, read here from Node at build
- * time, and node:http2 itself on first use.
- */
-const HTTP2_ON_DEMAND = `
-const constants = ${JSON.stringify((await import('node:http2')).constants)}
-let http2
-const real = () => (http2 ??= require('node:http2'))
-module.exports = new Proxy({constants}, {get: (target, name) => (name === 'constants' ? constants : real()[name])})
-`
-
-/**
  * Changes to dependencies' code on the start-up path, each found verbatim or the build fails.
  */
 const PATCHES = [
@@ -324,49 +312,13 @@ PATCHES.push(
   },
 )
 
-// undici builds a search tree of some ninety well-known header names when it is loaded (0.2 ms of
-// every request's start-up, and a thousand objects for the first young-generation collection to
-// copy), only to lowercase a header name read as bytes without first making a string of it. What
-// it falls back to, the name as Latin-1 lowercased, is the same text: the stand-in finds nothing.
-PATCHES.push({
-  name: 'no-header-tree',
-  file: 'node_modules/undici/lib/core/util.js',
-  find: "const { tree } = require('./tree')",
-  replace: 'const tree = {lookup: () => null}',
-})
-
-// undici's HTTP/1.1 client reads two tables of llhttp's constants module, which builds some thirty
-// (character classes, method and status maps) when evaluated: it is handed the two, as the module
-// holds them, read here.
-PATCHES.push({
-  name: 'llhttp-constants',
-  file: 'node_modules/undici/lib/dispatcher/client-h1.js',
-  find: "const constants = require('../llhttp/constants.js')",
-  replace: (() => {
-    const {ERROR, TYPE} = require('undici/lib/llhttp/constants.js')
-    return `const constants = ${JSON.stringify({ERROR, TYPE})}`
-  })(),
-})
-
 // undici's HTTP/2 client, evaluated only for a connection that speaks HTTP/2 (which the CLI never
-// asks for).
+// asks for): evaluated, it loads node:http2, which nearly doubles a lookup's instructions.
 PATCHES.push({
   name: 'h2-client-on-demand',
   file: 'node_modules/undici/lib/dispatcher/client.js',
   find: "const connectH2 = require('./client-h2.js')",
   replace: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
-})
-
-// undici compiles its WebAssembly HTTP parser when it opens its first connection, on the main
-// thread (a few milliseconds before the first answer is read). The client starts compiling the same bytes
-// on V8's background threads before its first request (src/api/http-parser.ts), while it reads its
-// token and loads undici, and leaves the module under this key; the first connection takes it when
-// it is ready, and compiles the parser itself, as before, when it is not.
-PATCHES.push({
-  name: 'parser-compiled-early',
-  file: 'node_modules/undici/lib/dispatcher/client-h1.js',
-  find: "mod = new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
-  replace: "mod = globalThis[Symbol.for('gateway.llhttp')]?.module ?? new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))",
 })
 
 /**
@@ -380,13 +332,6 @@ const lazyRequire = (file, variable, module) => ({
   find: `const ${variable} = require("${module}");`,
   replace: `const ${variable} = new Proxy({}, {get: (_, name) => require("${module}")[name]});`,
 })
-/** The same, for TypeScript's default import of a CommonJS module. */
-const lazyDefault = (file, variable, module) => ({
-  name: `${module}-on-demand`,
-  file,
-  find: `const ${variable} = __importDefault(require("${module}"));`,
-  replace: `const ${variable} = {get default() { return __importDefault(require("${module}")).default; }};`,
-})
 const oclif = (path) => `node_modules/@oclif/core/lib/${path}`
 PATCHES.push(
   // oclif's parser reads flags from stdin only for flags that ask to (none here).
@@ -395,25 +340,14 @@ PATCHES.push(
   lazyRequire(oclif('performance.js'), 'node_perf_hooks_1', 'node:perf_hooks'),
   // oclif reads files (the manifest in a checkout) with these; the single executable reads none.
   lazyRequire(oclif('util/fs.js'), 'promises_1', 'node:fs/promises'),
-  // Templates (help), spinners, wrapped and cleaned error text, plugin globs and rc files: each
-  // only when a command comes to it.
-  lazyDefault(oclif('config/config.js'), 'ejs_1', 'ejs'),
-  lazyDefault(oclif('help/util.js'), 'ejs_1', 'ejs'),
-  lazyDefault(oclif('ux/action/spinner.js'), 'cli_spinners_1', 'cli-spinners'),
-  lazyDefault(oclif('errors/errors/pretty-print.js'), 'wrap_ansi_1', 'wrap-ansi'),
-  lazyDefault(oclif('errors/errors/cli.js'), 'wrap_ansi_1', 'wrap-ansi'),
-  lazyDefault(oclif('help/formatter.js'), 'wrap_ansi_1', 'wrap-ansi'),
-  lazyDefault(oclif('errors/handle.js'), 'clean_stack_1', 'clean-stack'),
-  lazyDefault(oclif('errors/errors/cli.js'), 'clean_stack_1', 'clean-stack'),
-  lazyRequire(oclif('config/plugin-loader.js'), 'minimatch_1', 'minimatch'),
-  lazyRequire(oclif('util/read-pjson.js'), 'lilconfig_1', 'lilconfig'),
 )
 
 /**
  * oclif's logger makes its `debug` loggers at start-up, and the debug library loads node:tty and
  * reads the environment for its colours. This stands in for the library, every logger off whatever
  * DEBUG says: the fast path has no oclif loggers, and DEBUG changes nothing on either path (nor
- * loads a module from outside the bundle).
+ * loads a module from outside the bundle; test/e2e/carried-code.test.ts). Not a speed patch: what
+ * it buys in instructions is under 1%, and it stays for what it keeps out.
  */
 const DEBUG_ON_DEMAND = `
 function createDebug(namespace) {
@@ -445,17 +379,14 @@ function assert(value, message) {
 module.exports = new Proxy(assert, {get: (target, name) => (name === 'ok' ? assert : name in target ? target[name] : real()[name])})
 `
 
-/** zod's messages in the one language the CLI speaks: its other locales are never evaluated. */
-const ZOD_LOCALES = `export { default as en } from "./en.js";\n`
-
 /**
  * The patches and stand-ins this build leaves out (--without-patches), for studies: a package's
  * (undici, oclif) or one patch by its name (a PATCHES entry's, or a stand-in's: debug-on-demand,
- * assert-on-demand, http2-on-demand, zod-locales). scripts/bench-patches.mjs counts what each buys.
+ * assert-on-demand). scripts/bench-patches.mjs counts what each buys.
  */
 const withoutPatches = new Set(process.argv.includes('--without-patches') ? process.argv[process.argv.indexOf('--without-patches') + 1].split(',') : [])
-const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : /[\\/]zod[\\/]/.test(path) ? 'zod' : undefined)
-const knownPatches = new Set(['undici', 'oclif', 'zod', 'debug-on-demand', 'assert-on-demand', 'http2-on-demand', 'zod-locales', ...PATCHES.map(({name}) => name)])
+const patchedPackage = (path) => (/[\\/]@oclif[\\/]core[\\/]/.test(path) ? 'oclif' : /[\\/]undici[\\/]/.test(path) ? 'undici' : undefined)
+const knownPatches = new Set(['undici', 'oclif', 'debug-on-demand', 'assert-on-demand', ...PATCHES.map(({name}) => name)])
 for (const name of withoutPatches) if (!knownPatches.has(name)) throw new Error(`--without-patches: no patch or package named ${name}`)
 const leftOut = (path, name) => withoutPatches.has(patchedPackage(path)) || withoutPatches.has(name)
 
@@ -464,7 +395,6 @@ const onDemand = {
   setup(builder) {
     builder.onResolve({filter: /^debug$/}, ({importer}) => (/[\\/]@oclif[\\/]core[\\/]/.test(importer) && !leftOut(importer, 'debug-on-demand') ? {path: 'debug', namespace: 'debug-on-demand'} : undefined))
     builder.onLoad({filter: /.*/, namespace: 'debug-on-demand'}, () => ({contents: DEBUG_ON_DEMAND, resolveDir: root, loader: 'js'}))
-    builder.onLoad({filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, ({path}) => (leftOut(path, 'zod-locales') ? undefined : {contents: ZOD_LOCALES, resolveDir: dirname(path), loader: 'js'}))
   },
 }
 
@@ -482,20 +412,6 @@ const patches = {
       }
       return {contents: source, loader: 'js'}
     })
-  },
-}
-
-/**
- * The parser's bytes, for src/api/http-parser.ts: the module's exports are a Buffer, which an import
- * would copy key by key (one per byte) into a module object; require() hands it over.
- */
-const parserBytes = {
-  name: 'parser-bytes',
-  setup(builder) {
-    builder.onResolve({filter: /^undici\/lib\/llhttp\/llhttp_simd-wasm\.js$/}, ({path, importer}) =>
-      /[\\/]node_modules[\\/]/.test(importer) ? undefined : {path, namespace: 'parser-bytes'},
-    )
-    builder.onLoad({filter: /.*/, namespace: 'parser-bytes'}, ({path}) => ({contents: `export default require(${JSON.stringify(require.resolve(path))})`, resolveDir: root, loader: 'js'}))
   },
 }
 
@@ -517,10 +433,6 @@ const slimUndici = {
       return {path: 'undici', namespace: 'slim-undici'}
     })
     builder.onLoad({filter: /.*/, namespace: 'slim-undici'}, () => ({contents: UNDICI_SLIM, resolveDir: root, loader: 'js'}))
-    builder.onResolve({filter: /^node:http2$/}, ({importer}) =>
-      /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer, 'http2-on-demand') ? {path: 'node:http2', namespace: 'http2-on-demand'} : undefined,
-    )
-    builder.onLoad({filter: /.*/, namespace: 'http2-on-demand'}, () => ({contents: HTTP2_ON_DEMAND, loader: 'js'}))
     builder.onResolve({filter: /^node:assert$/}, ({importer}) =>
       /[\\/]node_modules[\\/]undici[\\/]/.test(importer) && !leftOut(importer, 'assert-on-demand') ? {path: 'node:assert', namespace: 'assert-on-demand'} : undefined,
     )
@@ -599,7 +511,7 @@ const cliBuild = {
   // oclif checks that Node satisfies its own engines at every start (loading semver, ~5 ms);
   // npm checks the CLI's engines, which are stricter, at install.
   define: {'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"1"'},
-  plugins: [slimUndici, parserBytes, onDemand, patches],
+  plugins: [slimUndici, onDemand, patches],
   minify: !process.argv.includes('--no-minify'),
   keepNames: true,
   logLevel: 'warning',
@@ -628,11 +540,11 @@ const VENDORS = ['zod', 'undici', 'conf', 'cli-table3', 'ora', 'qrcode-terminal'
 /**
  * Modules whose exports are bytes, which the fast path reads from a file of dist/bundle as they
  * are, with nothing to compile: undici's HTTP parsers as WebAssembly (with SIMD, and without),
- * which undici's vendor bundle would otherwise carry as 145 KB of base64 text, and which the client
- * reads before it loads undici (src/api/http-parser.ts). bin/run.js hands over the file's bytes.
+ * which undici's vendor bundle would otherwise carry as 145 KB of base64 text. bin/run.js hands
+ * over the file's bytes.
  */
 const RAW_VENDORS = {'undici/lib/llhttp/llhttp_simd-wasm.js': 'llhttp_simd.wasm', 'undici/lib/llhttp/llhttp-wasm.js': 'llhttp.wasm'}
-const vendorOf = (specifier) => (Object.hasOwn(RAW_VENDORS, specifier) ? specifier : VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`)))
+const vendorOf = (specifier) => VENDORS.find((name) => specifier === name || specifier.startsWith(`${name}/`))
 const rawVendor = (specifier) => {
   if (!vendorSpecifiers.has(specifier)) vendorSpecifiers.set(specifier, new Set([specifier]))
   return {path: `${VENDOR_PREFIX}${specifier}`, external: true}
@@ -662,8 +574,6 @@ const vendorExternal = (carries) => ({
     // copy, as the package itself would give them (an import of it from src/ is not CommonJS).
     builder.onLoad({filter: /.*/, namespace: 'gateway-vendor'}, ({path}) => {
       const external = JSON.stringify(`${VENDOR_PREFIX}${path}`)
-      // Bytes are handed over as they are: an import would copy them key by key into a module object.
-      if (Object.hasOwn(RAW_VENDORS, path)) return {contents: `export default require(${external})\n`, loader: 'js', resolveDir: root}
       return {contents: `import * as all from ${external}\nexport * from ${external}\nexport default all.default\n`, loader: 'js', resolveDir: root}
     })
   },
@@ -735,9 +645,9 @@ for (const {id, entry, carries} of FAST_COMMANDS) {
 for (const [name, specifiers] of [...vendorSpecifiers]) {
   if (Object.hasOwn(RAW_VENDORS, name)) continue
   const outfile = join(dirname(bundle), vendorBundleName(name))
-  // Imported as ES modules, as the main bundle imports them (the same files, zod's English locale
-  // alone), each offered as a module object marked as one, so that src/ gets its names and its
-  // default as from the package itself (see vendor-external above).
+  // Imported as ES modules, as the main bundle imports them (the same files), each offered as a
+  // module object marked as one, so that src/ gets its names and its default as from the package
+  // itself (see vendor-external above).
   const contents = [...specifiers]
     .flatMap((specifier, index) => [`import * as m${index} from ${JSON.stringify(specifier)}`, `const e${index} = {__esModule: true, ...m${index}}`, `export {e${index} as ${JSON.stringify(`${VENDOR_PREFIX}${specifier}`)}}`])
     .join('\n')
@@ -775,7 +685,7 @@ finishBundle(join(dirname(bundle), 'launch.cjs'))
 /**
  * The library entry (package.json main): src/api bundled with what it uses (undici, zod), as one
  * ES module, so that the published package needs no dependencies installed beside it; with the
- * same patches of undici as the CLI (no node:http, the parser compiled early, HTTP/2 on demand).
+ * same patches of undici as the CLI (no node:http, the HTTP/2 client on demand).
  */
 await build({
   entryPoints: [join(root, 'src', 'api', 'index.ts')],
@@ -784,7 +694,7 @@ await build({
   platform: 'node',
   target: 'node22',
   outfile: join(root, 'dist', 'library', 'index.js'),
-  plugins: [parserBytes, patches],
+  plugins: [patches],
   // A bundled CommonJS module's require of a Node built-in, in an ES module.
   banner: {js: "import {createRequire as gatewayCreateRequire} from 'node:module'; const require = gatewayCreateRequire(import.meta.url);"},
   logLevel: 'warning',

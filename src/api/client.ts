@@ -1,7 +1,6 @@
 import type {Dispatcher} from 'undici'
 
 import {AuthError, CertificateRefusedError, CertificateRequiredError, RefusedByNetworkError, GatewayError, InternalError, UnavailableError, errorForStatus, messagesOf, type GatewayErrorOptions} from './errors.js'
-import {prepareHttpParser} from './http-parser.js'
 import {classifyFailure, describeNetworkError} from './network.js'
 import {redactBody, redactHeader, scrub} from './redact.js'
 import {RetryPolicy, type RetryMode} from './retry.js'
@@ -261,8 +260,6 @@ export class GatewayClient {
 
   /** Sends one request and answers the parsed body; any non-2xx answer throws a typed error. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    // Compiled on other threads while the token is read and undici loaded (see http-parser.ts).
-    void prepareHttpParser()
     if (options.auth === false) return this.send<T>(method, path, options)
     let token = await beforeSending(() => this.accessToken(), options, `${method} ${path}`)
     try {
@@ -312,7 +309,6 @@ export class GatewayClient {
     const {dispatchers, url, headers, body} = await beforeSending(
       async () => {
         const dispatchers = await this.dispatchers()
-        await prepareHttpParser()
         const headers: Record<string, string> = {
           accept: 'application/json',
           'user-agent': this.userAgent,

@@ -146,12 +146,10 @@ export async function launch(table: LaunchTable, host: Host, argv: readonly stri
   // the end of a short command), and the compile of the parser's loop takes 15 MiB of working
   // memory, which the C library then keeps (scripts/bench-export.mjs). The parser stays in V8's
   // baseline compiler, which reads an export's pages as fast. Both flags are needed: Node 24's V8
-  // no longer derives them from --liftoff-only set at run time. And compile all of it when the
-  // module is compiled, on V8's background threads (src/api/http-parser.ts), rather than each
-  // function on the main thread when first called, mid-request. Set before compiling: the code
+  // no longer derives them from --liftoff-only set at run time. Set before compiling: the code
   // cache is bound to the flags.
   const {setFlagsFromString} = require('node:v8') as typeof import('node:v8')
-  for (const flag of ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--no-wasm-lazy-compilation']) setFlagsFromString(flag)
+  for (const flag of ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up']) setFlagsFromString(flag)
   const load = bundleLoader(host, env)
   // The fast path: a line of a command it knows, which that command's bundle reads with oclif's
   // parser and the command's own definitions, runs from that bundle without loading oclif; a line

@@ -1,4 +1,3 @@
-import {prepareHttpParser} from '../api/http-parser.js'
 import type {GatewayApi, Idempotent} from '../api/gateway.js'
 import type {Session} from '../api/profile.js'
 import type {CommandContext} from '../cli/context.js'
@@ -77,9 +76,6 @@ export interface MoneySent<T extends CreatedRecord> {
 /** Sends one money-moving request; see the module's comment. */
 export async function sendMoney<T extends CreatedRecord>(ctx: CommandContext, send: MoneySend<T>, options: SendOptions = {}): Promise<MoneySent<T>> {
   const {spec} = send
-  // The HTTP parser starts compiling on V8's background threads while the journal is written and
-  // the token read (src/api/http-parser.ts): by the request, it is ready.
-  void prepareHttpParser()
   // The journal first: a request that could not be journalled is not sent, nor its login asked for.
   const journal = await writableJournal(ctx, spec.command)
   const session = options.session ?? (await ctx.session())
