@@ -50,7 +50,6 @@ const COMMANDS = {
 const PATCHES = {
   'ascii-sort': ['oclif'],
   'child-process-on-demand': ['oclif'],
-  'glob-on-demand': ['oclif'],
   'readline-on-demand': ['oclif', 'refused'],
   'perf_hooks-on-demand': ['oclif'],
   'fs-promises-on-demand': ['oclif', 'refused'],

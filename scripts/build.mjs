@@ -257,14 +257,6 @@ const PATCHES = [
     find: 'const node_child_process_1 = require("node:child_process");',
     replace: 'const node_child_process_1 = {execSync: (...args) => require("node:child_process").execSync(...args)};',
   },
-  // oclif loads a glob library at start to find command files, which the explicit strategy and
-  // the manifest never need.
-  {
-    name: 'glob-on-demand',
-    file: 'node_modules/@oclif/core/lib/config/plugin.js',
-    find: 'const tinyglobby_1 = require("tinyglobby");',
-    replace: 'const tinyglobby_1 = {glob: (...args) => require("tinyglobby").glob(...args)};',
-  },
   {
     name: 'child-process-on-demand',
     file: 'node_modules/@oclif/core/lib/util/os.js',
