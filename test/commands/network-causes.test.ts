@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
-import {deadPort, makePki, REMOTE_HOST, startProxy, tlsFront, tlsPage, type Pki} from '../helpers/network.js'
+import {deadPort, makePki, NO_MACHINE_NETWORK, REMOTE_HOST, startProxy, tlsFront, tlsPage, type Pki} from '../helpers/network.js'
 import {startTestSandbox, type Sandbox} from '../helpers/sandbox.js'
 
 /** `openssl s_server` on 127.0.0.1 with these arguments (answering HTTP with its status page, -www), once it accepts. */
@@ -47,18 +47,7 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
     profiles += 1
     return {
       GATEWAY_CONFIG_DIR: join(config.dir, `p${profiles}`),
-      HTTPS_PROXY: undefined,
-      https_proxy: undefined,
-      HTTP_PROXY: undefined,
-      http_proxy: undefined,
-      NO_PROXY: undefined,
-      no_proxy: undefined,
-      ALL_PROXY: undefined,
-      all_proxy: undefined,
-      SSL_CERT_FILE: undefined,
-      SSL_CERT_DIR: undefined,
-      NODE_EXTRA_CA_CERTS: undefined,
-      NODE_TLS_REJECT_UNAUTHORIZED: undefined,
+      ...NO_MACHINE_NETWORK,
       GATEWAY_CLIENT_SECRET: 'sandbox-secret',
       ...extra,
     }
@@ -362,12 +351,10 @@ describe('an answer lost, then a proxy that fails the retry', () => {
     const proxy = await switchingProxy(later)
     const env = {
       GATEWAY_CONFIG_DIR: join(config.dir, `p${run}`),
+      ...NO_MACHINE_NETWORK,
       HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
-      NO_PROXY: undefined,
-      no_proxy: undefined,
       GATEWAY_CA_FILE: pki.ca,
       GATEWAY_CLIENT_SECRET: 'sandbox-secret',
-      NODE_EXTRA_CA_CERTS: undefined,
     }
     try {
       const login = await runCommand(['login', '--base-url', `https://${REMOTE_HOST}:${gateway.port}`, '--client-id', 'sandbox'], {env})

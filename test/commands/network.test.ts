@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/context.js'
-import {deadPort, makePki, REMOTE_HOST, startProxy, tlsFront, tlsPage, type Pki} from '../helpers/network.js'
+import {deadPort, makePki, NO_MACHINE_NETWORK, REMOTE_HOST, startProxy, tlsFront, tlsPage, type Pki} from '../helpers/network.js'
 import {startTestSandbox, stats, type Sandbox} from '../helpers/sandbox.js'
 
 const SECRET = 'sandbox-secret'
@@ -22,18 +22,7 @@ describe('real networks: TLS gateways, client certificates, CAs and proxies', ()
     profiles += 1
     return {
       GATEWAY_CONFIG_DIR: join(config.dir, `p${profiles}`),
-      HTTPS_PROXY: undefined,
-      https_proxy: undefined,
-      HTTP_PROXY: undefined,
-      http_proxy: undefined,
-      NO_PROXY: undefined,
-      no_proxy: undefined,
-      ALL_PROXY: undefined,
-      all_proxy: undefined,
-      SSL_CERT_FILE: undefined,
-      SSL_CERT_DIR: undefined,
-      NODE_EXTRA_CA_CERTS: undefined,
-      NODE_TLS_REJECT_UNAUTHORIZED: undefined,
+      ...NO_MACHINE_NETWORK,
       ...extra,
     }
   }

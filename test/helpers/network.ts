@@ -16,6 +16,22 @@ import {createProxy} from 'proxy'
 /** The host name a gateway behind a proxy has: only the test proxy knows where it is (127.0.0.1). */
 export const REMOTE_HOST = 'gateway.test'
 
+/** The machine's own network variables (proxies, CAs, TLS checks), cleared for a test's process: it sees only what the test sets. */
+export const NO_MACHINE_NETWORK = {
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+  ALL_PROXY: undefined,
+  all_proxy: undefined,
+  SSL_CERT_FILE: undefined,
+  SSL_CERT_DIR: undefined,
+  NODE_EXTRA_CA_CERTS: undefined,
+  NODE_TLS_REJECT_UNAUTHORIZED: undefined,
+} as const
+
 export interface Pki {
   dir: string
   /** CA certificate (PEM file). */
