@@ -46,10 +46,11 @@ describe('URLs with credentials', () => {
         if (message === undefined) {
           const {proxy} = chooseProxy(gateway, env)
           assertNone(proxy!.shown, [user, password])
-          // Read: the proxy's own credentials, exactly as typed once decoded.
-          expect(decodeURIComponent(proxy!.url.password)).toBe(password)
+          // Read: the proxy's own credentials, exactly as typed once decoded. Typed unencoded, a `%`
+          // followed by two hex digits is already an escape (`%00` is a NUL), as in any URL.
+          expect(decodeURIComponent(proxy!.url.password)).toBe(encode ? password : decodeURIComponent(password))
           // (The variable's value is trimmed, as curl reads it: a typed user name loses its leading blanks.)
-          expect(decodeURIComponent(proxy!.url.username)).toBe(scheme || encode ? user : user.trimStart())
+          expect(decodeURIComponent(proxy!.url.username)).toBe(encode ? user : decodeURIComponent(scheme ? user : user.trimStart()))
           // Whatever prints a message blanks every spelling of both, Basic's base64 included.
           const every = [user, password, `${user}:${password}`].flatMap(spellings).join(' | ')
           assertNone(scrub(every, environmentSecrets(env)), [user, password])
@@ -60,6 +61,13 @@ describe('URLs with credentials', () => {
       }),
       {numRuns: 400},
     )
+  })
+
+  it('a `%` and two hex digits typed in a proxy URL is an escape, read as such (`%00` a NUL, `%40` an @), and never shown', () => {
+    const {proxy} = chooseProxy(gateway, {HTTPS_PROXY: 'http://Qz7userK%00:Wx4pass%40J@127.0.0.1:3128'})
+    expect(decodeURIComponent(proxy!.url.username)).toBe('Qz7userK\u0000')
+    expect(decodeURIComponent(proxy!.url.password)).toBe('Wx4pass@J')
+    assertNone(proxy!.shown, ['Qz7userK', 'Wx4pass'])
   })
 
   it('property: a base URL with credentials is refused (exit 2) without showing them, from the flag or GATEWAY_BASE_URL', () => {
