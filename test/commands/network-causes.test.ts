@@ -2,7 +2,6 @@ import {execFileSync, spawn} from 'node:child_process'
 import {copyFileSync, lchownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
-import {createServer as createTlsServer, type TLSSocket} from 'node:tls'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -112,33 +111,18 @@ describe('proxies named by cause, and the client certificate shown to the gatewa
     const gateway = await front({requestCert: true, rejectUnauthorized: true, ca: [pki.read(pki.ca)]})
     const proxy = await startProxy()
     // An HTTPS proxy: TLS in front of the proxy, asking every client for a certificate, taking any.
-    const shown: Array<string | undefined> = []
-    const sockets = new Set<Socket>()
-    const httpsProxy = createTlsServer({cert: pki.read(pki.server.cert), key: pki.read(pki.server.key), requestCert: true, rejectUnauthorized: false}, (socket: TLSSocket) => {
-      sockets.add(socket)
-      const peer = socket.getPeerCertificate()
-      shown.push(peer && Object.keys(peer).length > 0 ? String(peer.subject?.CN) : undefined)
-      const upstream = netConnect(proxy.port, '127.0.0.1')
-      socket.pipe(upstream).pipe(socket)
-      const end = () => {
-        socket.destroy()
-        upstream.destroy()
-      }
-      socket.on('error', end)
-      upstream.on('error', end)
-    })
-    const port = await new Promise<number>((resolve) => httpsProxy.listen(0, '127.0.0.1', () => resolve((httpsProxy.address() as AddressInfo).port)))
+    const httpsProxy = await tlsFront(proxy.port, {cert: pki.read(pki.server.cert), key: pki.read(pki.server.key), requestCert: true, rejectUnauthorized: false})
     try {
-      const env = fresh({HTTPS_PROXY: `https://127.0.0.1:${port}`, GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: pki.client.cert, GATEWAY_KEY: pki.client.key})
+      const env = fresh({HTTPS_PROXY: `https://127.0.0.1:${httpsProxy.port}`, GATEWAY_CA_FILE: pki.ca, GATEWAY_CERT: pki.client.cert, GATEWAY_KEY: pki.client.key})
       const result = await login(`https://${REMOTE_HOST}:${gateway.port}`, env)
       expect(result.code, result.stderr).toBe(0)
       expect(gateway.handshakes()).toBeGreaterThan(0)
       expect(proxy.log.some((entry) => entry.method === 'CONNECT')).toBe(true)
+      const shown = httpsProxy.clientCertificates()
       expect(shown.length).toBeGreaterThan(0)
       expect(shown, 'the client certificate was shown to the proxy').toEqual(shown.map(() => undefined))
     } finally {
-      for (const socket of sockets) socket.destroy()
-      await new Promise((resolve) => httpsProxy.close(resolve))
+      await httpsProxy.close()
       await proxy.close()
       await gateway.close()
     }

@@ -116,11 +116,15 @@ function closer(server: NetServer, sockets: Set<Socket>): () => Promise<void> {
  * A TLS gateway: TLS on 127.0.0.1 in front of an http server (the sandbox) at `upstreamPort`,
  * with the certificate and options given (requestCert for mutual TLS, maxVersion...).
  */
-export async function tlsFront(upstreamPort: number, options: TlsOptions): Promise<Listening & {handshakes(): number}> {
+export async function tlsFront(upstreamPort: number, options: TlsOptions): Promise<Listening & {handshakes(): number; clientCertificates(): Array<string | undefined>}> {
   let handshakes = 0
   let connections = 0
+  // The subject (CN) of the client certificate each handshake showed, or undefined where none was.
+  const shown: Array<string | undefined> = []
   const server = createTlsServer(options, (socket) => {
     handshakes += 1
+    const peer = socket.getPeerCertificate()
+    shown.push(peer && Object.keys(peer).length > 0 ? String(peer.subject?.CN) : undefined)
     const upstream = netConnect(upstreamPort, '127.0.0.1')
     socket.pipe(upstream).pipe(socket)
     const end = () => {
@@ -134,7 +138,7 @@ export async function tlsFront(upstreamPort: number, options: TlsOptions): Promi
   server.on('tlsClientError', () => undefined)
   const sockets = new Set<Socket>()
   const port = await listen(server, sockets)
-  return {port, connections: () => connections, handshakes: () => handshakes, close: closer(server, sockets)}
+  return {port, connections: () => connections, handshakes: () => handshakes, clientCertificates: () => [...shown], close: closer(server, sockets)}
 }
 
 /** An https server whose every answer is `status` with `body` (an HTML page, say), as a web server in front of a gateway answers. */
