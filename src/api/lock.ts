@@ -476,6 +476,11 @@ async function asRemover(path: string, remove: () => Promise<void>): Promise<'do
   }
 }
 
+/** Runs `remove` as the remover; where no remover's lock can be had, alone (the breaker socket, where it fits, still takes turns). */
+async function removing(path: string, remove: () => Promise<void>): Promise<void> {
+  if ((await asRemover(path, remove)) === 'unavailable') await remove()
+}
+
 /** Removes the socket at `path` when it is still the one seen and refuses connections twice, a moment apart. */
 async function removeIfDead(path: string, seen: Stats): Promise<void> {
   if ((await probe(path)).state !== 'dead') return
@@ -533,7 +538,7 @@ async function sweep(path: string): Promise<void> {
   const dir = dirname(path)
   const own = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const bound = new RegExp(`^${own}(\\.break)?\\.[0-9a-f]{8}$`)
-  const copy = new RegExp(`^${own}(\\.break)?\\.\\d+\\.[0-9a-f]{8}$`)
+  const copy = new RegExp(`^${own}\\.\\d+\\.[0-9a-f]{8}$`)
   let names: string[]
   try {
     names = (await fsp.readdir(dir)).filter((name) => bound.test(name) || copy.test(name))
@@ -573,13 +578,13 @@ async function attempt(path: string): Promise<Held | {busy: LockHolder | undefin
   }
   if (info.isSocket()) {
     const seen = await probe(path)
-    if (seen.state === 'dead') await asRemover(path, () => breakSocket(path, info)).then((how) => (how === 'unavailable' ? breakSocket(path, info) : undefined))
+    if (seen.state === 'dead') await removing(path, () => breakSocket(path, info))
     if (seen.state !== 'alive') return {busy: undefined}
     return {busy: seen.holder.pid === undefined ? {...(await noteOf(path, info.ino)), silent: true} : seen.holder}
   }
   if (info.isFile()) {
     const file = await readFileLock(path)
-    if (file?.gone) await asRemover(path, () => breakFile(path, info)).then((how) => (how === 'unavailable' ? breakFile(path, info) : undefined))
+    if (file?.gone) await removing(path, () => breakFile(path, info))
     return {busy: file?.holder}
   }
   throw new FolderError(`${path} in the config folder is not a lock this program made (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : 'not a regular file'})`, {
